@@ -1,0 +1,218 @@
+package modules
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// Env is what an execution function may see of the host and the job:
+// Salt's __grains__, __pillar__, __opts__ and __salt__.
+type Env struct {
+	Grains   *ordered.Map
+	Pillar   *ordered.Map
+	Opts     *ordered.Map
+	Registry *Registry
+	// Test is the job's test=True flag.
+	Test bool
+	Log  *slog.Logger
+	// Files reads salt:// URLs; nil when the job carries no file server.
+	Files FileClient
+}
+
+// FileClient fetches files from the Salt file server (salt://path).
+type FileClient interface {
+	// Get returns the bytes of url in saltenv, or an error wrapping
+	// fs.ErrNotExist when the file is absent.
+	Get(ctx context.Context, url, saltenv string) ([]byte, error)
+}
+
+// Call is one invocation of a function with its arguments bound to the
+// signature: named parameters in Args (defaults filled in), the surplus
+// positionals in VarArgs and surplus keywords in Kwargs.
+type Call struct {
+	Env     *Env
+	Fun     *Function
+	Args    map[string]any
+	VarArgs []any
+	Kwargs  *ordered.Map
+}
+
+// Arg returns the bound value of parameter name.
+func (c *Call) Arg(name string) any { return c.Args[name] }
+
+// Str returns parameter name as a string: strings as they are, other
+// scalars as Python's str() prints them, nil as "".
+func (c *Call) Str(name string) string {
+	switch v := c.Args[name].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		return ordered.KeyString(v)
+	}
+}
+
+// Bool returns parameter name with Python truthiness.
+func (c *Call) Bool(name string) bool { return Truthy(c.Args[name]) }
+
+// Truthy reports Python's bool(v) for the value model.
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case *ordered.Map:
+		return x.Len() > 0
+	}
+	return true
+}
+
+// Run looks up name, binds args and kwargs and calls it.
+func (e *Env) Run(ctx context.Context, name string, args []any, kwargs *ordered.Map) (any, error) {
+	f, err := e.Registry.Lookup(e, name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := f.Bind(e, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return f.Fn(ctx, c)
+}
+
+// ArgError is a call whose arguments do not fit the signature; its text
+// follows salt/minion.py's "Passed invalid arguments to …".
+type ArgError struct {
+	Fun    string
+	Reason string
+}
+
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("Passed invalid arguments to %s: %s", e.Fun, e.Reason)
+}
+
+// Bind matches args and kwargs to f's signature as Python would. Keyword
+// names starting with "__" (Salt's __pub_* and similar) are dropped.
+func (f *Function) Bind(env *Env, args []any, kwargs *ordered.Map) (*Call, error) {
+	short := f.Name[strings.IndexByte(f.Name, '.')+1:]
+	c := &Call{Env: env, Fun: f, Args: make(map[string]any, len(f.Spec.Params)), Kwargs: ordered.New()}
+	for i, a := range args {
+		if i < len(f.Spec.Params) {
+			c.Args[f.Spec.Params[i].Name] = a
+			continue
+		}
+		if !f.Spec.VarArgs {
+			return nil, &ArgError{f.Name, fmt.Sprintf("%s() takes %s but %d were given",
+				short, plural(len(f.Spec.Params), "positional argument"), len(args))}
+		}
+		c.VarArgs = append(c.VarArgs, a)
+	}
+	var err error
+	kwargs.Range(func(k, v any) bool {
+		key := ordered.KeyString(k)
+		if strings.HasPrefix(key, "__") {
+			return true
+		}
+		if f.hasParam(key) {
+			if _, dup := c.Args[key]; dup {
+				err = &ArgError{f.Name, fmt.Sprintf("%s() got multiple values for argument '%s'", short, key)}
+				return false
+			}
+			c.Args[key] = v
+			return true
+		}
+		if !f.Spec.VarKw {
+			err = &ArgError{f.Name, fmt.Sprintf("%s() got an unexpected keyword argument '%s'", short, key)}
+			return false
+		}
+		c.Kwargs.Set(key, v)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, p := range f.Spec.Params {
+		if _, ok := c.Args[p.Name]; ok {
+			continue
+		}
+		if !p.Optional {
+			missing = append(missing, "'"+p.Name+"'")
+			continue
+		}
+		c.Args[p.Name] = p.Default
+	}
+	if len(missing) > 0 {
+		return nil, &ArgError{f.Name, fmt.Sprintf("%s() missing %s: %s", short,
+			plural(len(missing), "required positional argument"), joinPython(missing))}
+	}
+	return c, nil
+}
+
+func (f *Function) hasParam(name string) bool {
+	for _, p := range f.Spec.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// joinPython joins names as CPython's argument errors do: 'a', 'b' and 'c'.
+func joinPython(names []string) string {
+	switch len(names) {
+	case 1:
+		return names[0]
+	case 2:
+		return names[0] + " and " + names[1]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + ", and " + names[len(names)-1]
+}
+
+// Signature renders f's signature as Python's inspect would, for
+// sys.argspec and usage messages: "echo(text)", "run(cmd, cwd=None, **kwargs)".
+func (f *Function) Signature() string {
+	var parts []string
+	for _, p := range f.Spec.Params {
+		if p.Optional {
+			parts = append(parts, p.Name+"="+pyRepr(p.Default))
+		} else {
+			parts = append(parts, p.Name)
+		}
+	}
+	if f.Spec.VarArgs {
+		parts = append(parts, "*args")
+	}
+	if f.Spec.VarKw {
+		parts = append(parts, "**kwargs")
+	}
+	return f.Name[strings.IndexByte(f.Name, '.')+1:] + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func pyRepr(v any) string {
+	if s, ok := v.(string); ok {
+		return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
+	}
+	return ordered.KeyString(v)
+}
