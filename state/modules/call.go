@@ -21,6 +21,10 @@ type Env struct {
 	Log  *slog.Logger
 	// Files reads salt:// URLs; nil when the job carries no file server.
 	Files FileClient
+	// Context is the job's scratch space, Salt's __context__. A function
+	// that sets Context["retcode"] to an int sets the job's retcode, as
+	// cmd.run does with the command's exit status (salt/minion.py).
+	Context map[string]any
 }
 
 // FileClient fetches files from the Salt file server (salt://path).
