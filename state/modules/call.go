@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -43,6 +44,10 @@ type Call struct {
 	Args    map[string]any
 	VarArgs []any
 	Kwargs  *ordered.Map
+	// Pub holds the keyword arguments whose names start with "__": Salt's
+	// publish data (__pub_jid, __pub_fun, …). Salt's cmd module looks at
+	// __pub_jid to tell a job's own call from a cross-module one.
+	Pub *ordered.Map
 }
 
 // Arg returns the bound value of parameter name.
@@ -113,15 +118,14 @@ func (e *ArgError) Error() string {
 // names starting with "__" (Salt's __pub_* and similar) are dropped.
 func (f *Function) Bind(env *Env, args []any, kwargs *ordered.Map) (*Call, error) {
 	short := f.Name[strings.IndexByte(f.Name, '.')+1:]
-	c := &Call{Env: env, Fun: f, Args: make(map[string]any, len(f.Spec.Params)), Kwargs: ordered.New()}
+	c := &Call{Env: env, Fun: f, Args: make(map[string]any, len(f.Spec.Params)), Kwargs: ordered.New(), Pub: ordered.New()}
+	if len(args) > len(f.Spec.Params) && !f.Spec.VarArgs {
+		return nil, &ArgError{f.Name, f.tooMany(short, len(args))}
+	}
 	for i, a := range args {
 		if i < len(f.Spec.Params) {
 			c.Args[f.Spec.Params[i].Name] = a
 			continue
-		}
-		if !f.Spec.VarArgs {
-			return nil, &ArgError{f.Name, fmt.Sprintf("%s() takes %s but %d were given",
-				short, plural(len(f.Spec.Params), "positional argument"), len(args))}
 		}
 		c.VarArgs = append(c.VarArgs, a)
 	}
@@ -129,6 +133,7 @@ func (f *Function) Bind(env *Env, args []any, kwargs *ordered.Map) (*Call, error
 	kwargs.Range(func(k, v any) bool {
 		key := ordered.KeyString(k)
 		if strings.HasPrefix(key, "__") {
+			c.Pub.Set(key, v)
 			return true
 		}
 		if f.hasParam(key) {
@@ -165,6 +170,30 @@ func (f *Function) Bind(env *Env, args []any, kwargs *ordered.Map) (*Call, error
 			plural(len(missing), "required positional argument"), joinPython(missing))}
 	}
 	return c, nil
+}
+
+// tooMany words CPython's too_many_positional error: "ping() takes 0
+// positional arguments but 1 was given", "retcode() takes from 0 to 1
+// positional arguments but 2 were given".
+func (f *Function) tooMany(short string, given int) string {
+	n, defs := len(f.Spec.Params), 0
+	for _, p := range f.Spec.Params {
+		if p.Optional {
+			defs++
+		}
+	}
+	sig, noun := strconv.Itoa(n), "positional argument"
+	if defs > 0 {
+		sig = fmt.Sprintf("from %d to %d", n-defs, n)
+	}
+	if defs > 0 || n != 1 {
+		noun += "s"
+	}
+	verb := "were"
+	if given == 1 {
+		verb = "was"
+	}
+	return fmt.Sprintf("%s() takes %s %s but %d %s given", short, sig, noun, given, verb)
 }
 
 func (f *Function) hasParam(name string) bool {
