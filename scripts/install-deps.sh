@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# install-deps.sh: install what Brine's builds, end-to-end tests and demo need
+# on a Debian 12 machine, as root. Idempotent: when everything is present it
+# changes nothing, prints nothing and takes well under a second.
+#
+#   scripts/install-deps.sh           test-host harness: sshd, ssh, sudo, ip, ...
+#   scripts/install-deps.sh --bench   also ansible-core and hyperfine (bench/)
+#
+# The system's own sshd service is never started or needed: the test-host
+# harness (internal/testhosts) runs its own sshd processes with their own
+# configs. Only the privilege-separation directory /run/sshd must exist.
+set -euo pipefail
+
+bench=0
+for arg in "$@"; do
+	case "$arg" in
+	--bench) bench=1 ;;
+	-h | --help)
+		sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "install-deps.sh: unknown argument: $arg" >&2
+		exit 64
+		;;
+	esac
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: must run as root" >&2
+	exit 77
+fi
+
+# A package counts as present when dpkg says it is installed.
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 passwd)
+if [ "$bench" -eq 1 ]; then
+	pkgs+=(ansible-core hyperfine)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	# Keep maintainer scripts from starting the distribution's sshd (port 22
+	# on the root namespace) on machines without systemd.
+	policy=/usr/sbin/policy-rc.d
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod 0755 "$policy"
+		trap 'rm -f "$policy"' EXIT
+	fi
+	# Update the lists only when they are absent or older than a day, or when
+	# the install fails on stale lists.
+	lists=/var/lib/apt/lists
+	if [ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mtime -1 -print -quit 2>/dev/null)" ]; then
+		apt-get update -qq >/dev/null
+	fi
+	if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/install-deps.$$.log 2>&1; then
+		apt-get update -qq >/dev/null
+		if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/install-deps.$$.log 2>&1; then
+			cat /tmp/install-deps.$$.log >&2
+			rm -f /tmp/install-deps.$$.log
+			exit 1
+		fi
+	fi
+	rm -f /tmp/install-deps.$$.log
+fi
+
+# Installing openssh-server may start the distribution's sshd on port 22 where
+# an init system exists; the harness does not need it, so stop it quietly.
+if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+	systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+fi
+
+# sshd refuses to start without its privilege-separation directory, which is
+# normally created by the service unit we do not use.
+if [ ! -d /run/sshd ]; then
+	install -d -m 0755 -o root -g root /run/sshd
+fi
