@@ -1,0 +1,218 @@
+package roster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/hashicorp/go-multierror"
+	"gopkg.in/yaml.v3"
+)
+
+func init() { Register("flat", openFlat) }
+
+// Flat is a loaded flat roster (salt/roster/flat.py): a YAML mapping of
+// target ID to either a host string (short form, `web1: 10.0.0.5`) or a
+// mapping of roster keys (long form), rendered through the render
+// pipeline first. Entries keep the order of the file.
+type Flat struct {
+	File    string
+	Entries []Entry
+	cfg     Config
+}
+
+// Entry is one roster entry before selection: its ID, where it is, and
+// its target with roster_defaults and Options applied.
+type Entry struct {
+	ID     string
+	Line   int
+	Target Target
+}
+
+func openFlat(ctx context.Context, cfg Config) (Roster, error) {
+	return LoadFlat(ctx, cfg)
+}
+
+// LoadFlat reads cfg.RosterFile() and parses it with ParseFlat.
+func LoadFlat(ctx context.Context, cfg Config) (*Flat, error) {
+	file := cfg.RosterFile()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read roster: %w", err)
+	}
+	return ParseFlat(ctx, src, file, cfg)
+}
+
+// ParseFlat renders and parses a flat roster. All problems — render and
+// YAML errors, entries of the wrong shape, values of the wrong type — are
+// returned together as a *multierror.Error of *Error; then the roster is
+// nil and nothing may run.
+func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat, error) {
+	f := &Flat{File: file, cfg: cfg}
+	// salt/template.py compile_template: an empty or blank file is an
+	// empty roster.
+	if len(bytes.TrimSpace(src)) == 0 {
+		return f, nil
+	}
+	p, err := parsePipe(pipeFor(src, cfg.Renderer))
+	if err != nil {
+		return nil, &Error{File: file, Line: 1, Msg: err.Error()}
+	}
+	rendered, err := runText(ctx, p, src, file, cfg.Render)
+	if err != nil {
+		return nil, err
+	}
+	root, err := parseYAML(rendered, file)
+	if err != nil {
+		return nil, err
+	}
+	note := ""
+	if !bytes.Equal(rendered, src) {
+		note = " (line of the rendered roster)"
+	}
+	var errs *multierror.Error
+	defaults, derr := defaultFields(cfg.RosterDefaults)
+	errs = multierror.Append(errs, derr...)
+	entries, eerrs := f.entries(root, defaults, note)
+	errs = multierror.Append(errs, eerrs...)
+	if err := errs.ErrorOrNil(); err != nil {
+		return nil, err
+	}
+	f.Entries = entries
+	return f, nil
+}
+
+// entries walks the top-level mapping.
+func (f *Flat) entries(root *yaml.Node, defaults []field, note string) ([]Entry, []error) {
+	if root == nil {
+		return nil, nil
+	}
+	if root.Kind == yaml.ScalarNode {
+		if v, _ := resolveScalar(root); v == nil {
+			return nil, nil
+		}
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, []error{&Error{File: f.File, Line: root.Line, Msg: "roster must be a mapping of target IDs" + note}}
+	}
+	var out []Entry
+	var errs []error
+	seen := map[string]int{}
+	for _, kv := range mappingPairs(root) {
+		k, err := decodeNode(kv[0])
+		if err != nil {
+			errs = append(errs, &Error{File: f.File, Line: kv[0].Line, Msg: err.Error() + note})
+			continue
+		}
+		id := ordered.KeyString(k) // flat.py: str(minion)
+		if first, dup := seen[id]; dup {
+			errs = append(errs, &Error{File: f.File, Line: kv[0].Line, Target: id,
+				Msg: fmt.Sprintf("conflicting ID, first defined on line %d%s", first, note)})
+			continue
+		}
+		seen[id] = kv[0].Line
+		e, eerrs := f.entry(id, kv[0].Line, kv[1], defaults, note)
+		errs = append(errs, eerrs...)
+		if len(eerrs) == 0 {
+			out = append(out, e)
+		}
+	}
+	return out, errs
+}
+
+// entry builds one target: roster_defaults first, then the entry's own
+// keys over them (roster_matcher.py get_data: a shallow dict.update).
+func (f *Flat) entry(id string, line int, v *yaml.Node, defaults []field, note string) (Entry, []error) {
+	own, err := entryFields(v)
+	if err != nil {
+		return Entry{}, []error{&Error{File: f.File, Line: v.Line, Target: id, Msg: err.Error() + note}}
+	}
+	fields := mergeFields(defaults, own)
+	t, errs := buildTarget(id, fields, f.cfg.Options)
+	for _, e := range errs {
+		if re, ok := e.(*Error); ok {
+			if re.File == "" && re.Line > 0 {
+				re.File = f.File
+				re.Msg += note
+			}
+		}
+	}
+	t.File, t.Line = f.File, line
+	f.warnUnknown(t)
+	return Entry{ID: id, Line: line, Target: t}, errs
+}
+
+// entryFields reads an entry's value node: a string is the host, a
+// mapping its keys. Salt drops any other shape silently
+// (roster_matcher.py get_data returns False); Brine refuses it.
+func entryFields(v *yaml.Node) ([]field, error) {
+	if v.Kind == yaml.AliasNode {
+		v = v.Alias
+	}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		val, err := resolveScalar(v)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := val.(string)
+		if !ok {
+			return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys, got %s", typeName(val))
+		}
+		return []field{{key: "host", val: s, raw: v.Value, line: v.Line}}, nil
+	case yaml.MappingNode:
+		var out []field
+		for _, kv := range mappingPairs(v) {
+			k, err := decodeNode(kv[0])
+			if err != nil {
+				return nil, err
+			}
+			val, err := decodeNode(kv[1])
+			if err != nil {
+				return nil, err
+			}
+			fv := field{key: ordered.KeyString(k), val: val, line: kv[1].Line}
+			if kv[1].Kind == yaml.ScalarNode {
+				fv.raw = kv[1].Value
+			}
+			out = append(out, fv)
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys, got a list")
+	}
+	return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys")
+}
+
+func (f *Flat) warnUnknown(t Target) {
+	t.Extra.Range(func(k, _ any) bool {
+		f.cfg.logger().Warn("unknown roster key ignored",
+			logKeyFile, f.File, logKeyTarget, t.ID, logKeyKey, ordered.KeyString(k))
+		return true
+	})
+}
+
+// Log attribute keys.
+const (
+	logKeyFile   = "file"
+	logKeyTarget = "host"
+	logKeyKey    = "key"
+)
+
+// Targets selects entries by tgt and tgtType (glob, pcre, list,
+// nodegroup), in roster order.
+func (f *Flat) Targets(ctx context.Context, tgt, tgtType string) ([]Target, error) {
+	m, err := compileMatcher(tgt, tgtType, f.cfg.ListNodegroups)
+	if err != nil {
+		return nil, err
+	}
+	var out []Target
+	for _, e := range f.Entries {
+		if m(e.ID) {
+			out = append(out, e.Target)
+		}
+	}
+	return out, nil
+}
