@@ -1,0 +1,13 @@
+// Package logattr names the slog attribute keys Brine logs with, so that
+// every package spells them alike and log queries stay stable.
+package logattr
+
+// Attribute keys.
+const (
+	Host    = "host"
+	JID     = "jid"
+	Fun     = "fun"
+	StateID = "state_id"
+	Phase   = "phase"
+	Elapsed = "elapsed"
+)
