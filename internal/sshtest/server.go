@@ -1,0 +1,296 @@
+// Package sshtest is an in-process SSH server for fast tests of the
+// salt-ssh transport and executor. It listens on 127.0.0.1, authenticates
+// public keys (and optionally a password), runs "exec" requests with
+// /bin/sh -c on the local machine, serves the "sftp" subsystem from the real
+// filesystem, counts what clients did, and injects faults.
+//
+// It is not a security boundary: commands run as the test's user.
+package sshtest
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Options configure a Server. The zero value accepts no one; give
+// AuthorizedKeys or Password.
+type Options struct {
+	// HostKey is the server's key; nil generates an ed25519 key.
+	HostKey ssh.Signer
+	// ExtraHostKeys are offered too (one per algorithm), to test host key
+	// algorithm negotiation.
+	ExtraHostKeys []ssh.Signer
+	// AuthorizedKeys are accepted for any user.
+	AuthorizedKeys []ssh.PublicKey
+	// Password, when set, is accepted for any user.
+	Password string
+	// AllowPTY accepts "pty-req". No terminal is allocated: the command's
+	// stderr is merged into stdout, as it would be on a terminal, and TERM
+	// is set.
+	AllowPTY bool
+	// Dir is the working directory of commands and the SFTP server; empty
+	// means the test process's. Paths are not confined to it.
+	Dir string
+	// Env is appended to the environment of every command.
+	Env []string
+
+	// RefuseAuth rejects every authentication attempt.
+	RefuseAuth bool
+	// DropAfterSFTPBytes, when positive, closes the whole connection once
+	// the SFTP server has received more than this many bytes on it.
+	DropAfterSFTPBytes int64
+	// HandshakeDelay stalls each connection before the SSH handshake.
+	HandshakeDelay time.Duration
+}
+
+// Stats counts client activity since the server started.
+type Stats struct {
+	Conns     int64 // TCP connections accepted
+	AuthOK    int64 // connections that authenticated
+	Sessions  int64 // session channels opened
+	Execs     int64 // exec requests run
+	PTYs      int64 // pty requests accepted
+	SFTPOpens int64 // sftp subsystems started
+}
+
+// Server is a running test SSH server.
+type Server struct {
+	t     testing.TB
+	opts  Options
+	ln    net.Listener
+	cfg   *ssh.ServerConfig
+	hostK ssh.PublicKey
+
+	conns, authOK, sessions, execs, ptys, sftpOpens atomic.Int64
+
+	mu       sync.Mutex
+	closed   bool
+	active   map[net.Conn]struct{}
+	commands []string
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// New starts a server on 127.0.0.1:0 and registers Close with t.Cleanup.
+func New(t testing.TB, opts Options) *Server {
+	t.Helper()
+	if opts.HostKey == nil {
+		opts.HostKey = GenerateKey(t)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("sshtest: listen: %v", err)
+	}
+	s := &Server{
+		t: t, opts: opts, ln: ln, hostK: opts.HostKey.PublicKey(),
+		active: map[net.Conn]struct{}{}, stop: make(chan struct{}),
+	}
+	s.cfg = s.serverConfig()
+	s.wg.Add(1)
+	go s.acceptLoop()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// GenerateKey returns a fresh ed25519 signer, for host or client keys.
+func GenerateKey(t testing.TB) ssh.Signer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatalf("sshtest: generate key: %v", err)
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatalf("sshtest: signer: %v", err)
+	}
+	return s
+}
+
+func (s *Server) serverConfig() *ssh.ServerConfig {
+	cfg := &ssh.ServerConfig{
+		PublicKeyCallback: func(_ ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+			if s.opts.RefuseAuth {
+				return nil, errors.New("auth refused")
+			}
+			for _, k := range s.opts.AuthorizedKeys {
+				if subtle.ConstantTimeCompare(k.Marshal(), key.Marshal()) == 1 {
+					return nil, nil
+				}
+			}
+			return nil, errors.New("unknown key")
+		},
+	}
+	if s.opts.Password != "" {
+		cfg.PasswordCallback = func(_ ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
+			if !s.opts.RefuseAuth && subtle.ConstantTimeCompare(pw, []byte(s.opts.Password)) == 1 {
+				return nil, nil
+			}
+			return nil, errors.New("wrong password")
+		}
+	}
+	cfg.AddHostKey(s.opts.HostKey)
+	for _, k := range s.opts.ExtraHostKeys {
+		cfg.AddHostKey(k)
+	}
+	return cfg
+}
+
+// Addr is the listening address, "127.0.0.1:<port>".
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Host is the listening IP, "127.0.0.1".
+func (s *Server) Host() string { return "127.0.0.1" }
+
+// Port is the listening port.
+func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// HostKey is the server's public host key.
+func (s *Server) HostKey() ssh.PublicKey { return s.hostK }
+
+// Stats returns the counters.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Conns: s.conns.Load(), AuthOK: s.authOK.Load(), Sessions: s.sessions.Load(),
+		Execs: s.execs.Load(), PTYs: s.ptys.Load(), SFTPOpens: s.sftpOpens.Load(),
+	}
+}
+
+// Commands returns the exec'd command lines in arrival order.
+func (s *Server) Commands() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.commands...)
+}
+
+// KnownHostsLine is the server's key in known_hosts form.
+func (s *Server) KnownHostsLine() string {
+	return "[127.0.0.1]:" + strconv.Itoa(s.Port()) + " " + string(ssh.MarshalAuthorizedKey(s.hostK))
+}
+
+// Close stops accepting, closes every connection (killing running
+// commands) and waits for all server goroutines. It is idempotent.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.stop)
+	for c := range s.active {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.ln.Close()
+	s.wg.Wait()
+}
+
+func (s *Server) acceptLoop() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		if !s.track(c) {
+			c.Close()
+			return
+		}
+		s.conns.Add(1)
+		s.wg.Add(1)
+		go s.serveConn(c)
+	}
+}
+
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.active[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.active, c)
+	s.mu.Unlock()
+	c.Close()
+}
+
+func (s *Server) serveConn(c net.Conn) {
+	defer s.wg.Done()
+	defer s.untrack(c)
+	if d := s.opts.HandshakeDelay; d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-s.stop:
+			timer.Stop()
+			return
+		}
+	}
+	sc, chans, reqs, err := ssh.NewServerConn(c, s.cfg)
+	if err != nil {
+		return
+	}
+	defer sc.Close()
+	s.authOK.Add(1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ssh.DiscardRequests(reqs)
+	}()
+	budget := &dropBudget{limit: s.opts.DropAfterSFTPBytes, drop: func() { c.Close() }}
+	for nc := range chans {
+		if nc.ChannelType() != "session" {
+			nc.Reject(ssh.UnknownChannelType, "only session channels")
+			continue
+		}
+		s.sessions.Add(1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.serveSession(nc, budget)
+		}()
+	}
+	wg.Wait()
+}
+
+// dropBudget closes the connection once SFTP has read more than limit
+// bytes on it; limit <= 0 never drops.
+type dropBudget struct {
+	limit int64
+	drop  func()
+
+	mu      sync.Mutex
+	used    int64
+	tripped bool
+}
+
+// consume charges n bytes and reports whether the connection must drop now.
+func (b *dropBudget) consume(n int) bool {
+	if b.limit <= 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used += int64(n)
+	if b.used > b.limit && !b.tripped {
+		b.tripped = true
+		return true
+	}
+	return b.tripped
+}

@@ -1,0 +1,162 @@
+package sshconn
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Sentinel errors. Every error returned by this package that belongs to one
+// of these classes matches it with errors.Is; callers never inspect
+// messages.
+var (
+	// ErrConnect means the TCP connection or the SSH handshake could not be
+	// completed: refused, unreachable, timed out, or the peer hung up before
+	// authentication. The cause is wrapped alongside it.
+	ErrConnect = errors.New("cannot connect")
+
+	// ErrAuthFailed means the server rejected every authentication method
+	// (Salt reports this as "Permission denied"). The concrete error is an
+	// *AuthError whose message says how to install the key.
+	ErrAuthFailed = errors.New("permission denied")
+
+	// ErrHostKeyUnknown means the host is not in known_hosts and the
+	// HostKeyStrict mode refused to trust it. The concrete error is a
+	// *HostKeyError.
+	ErrHostKeyUnknown = errors.New("host key unknown")
+
+	// ErrHostKeyMismatch means known_hosts holds a different key for the
+	// host (or the offered key is revoked). It is returned in every mode but
+	// HostKeyIgnore. The concrete error is a *HostKeyError.
+	ErrHostKeyMismatch = errors.New("host key mismatch")
+
+	// ErrConnLost means the connection dropped while a session or an SFTP
+	// transfer was in progress.
+	ErrConnLost = errors.New("connection lost")
+)
+
+// hostKeyAcceptHint is Salt's wording for an unknown host key
+// (salt/client/ssh/shell.py, Shell._run_cmd).
+const hostKeyAcceptHint = "The host key needs to be accepted, to auto accept run salt-ssh with the -i flag"
+
+// ExitError reports a remote command that did not exit normally with a
+// status, or (from Output) one that exited non-zero. Run itself returns a
+// non-zero status as a code, not as an error.
+type ExitError struct {
+	// Code is the exit status, or -1 when the command died of a signal.
+	Code int
+	// Signal is the signal name without "SIG" ("KILL") when the command was
+	// killed, else empty.
+	Signal string
+	// Stderr holds the captured standard error when the caller did not
+	// stream it elsewhere.
+	Stderr []byte
+}
+
+func (e *ExitError) Error() string {
+	if e.Signal != "" {
+		return fmt.Sprintf("remote command killed by signal %s", e.Signal)
+	}
+	msg := fmt.Sprintf("remote command exited with status %d", e.Code)
+	if s := strings.TrimSpace(string(e.Stderr)); s != "" {
+		msg += ": " + s
+	}
+	return msg
+}
+
+// AuthError is the concrete error for ErrAuthFailed. Its message follows
+// Salt's key deployment advice (salt/client/ssh/__init__.py, SSH.key_deploy,
+// and doc/topics/ssh/index.rst).
+type AuthError struct {
+	User, Host string
+	// PubKeyPath is the public key to deploy, when known (<priv>.pub).
+	PubKeyPath string
+	// Err is the cause reported by the SSH library.
+	Err error
+}
+
+func (e *AuthError) Error() string {
+	target := e.User + "@" + e.Host
+	if e.PubKeyPath == "" {
+		return fmt.Sprintf("Permission denied for %s: install a public key in the user's ~/.ssh/authorized_keys, "+
+			"or run salt-ssh with --key-deploy --passwd to deploy the salt-ssh key", target)
+	}
+	return fmt.Sprintf("Permission denied for %s: run salt-ssh with --key-deploy --passwd to deploy the salt-ssh key, "+
+		"or install it yourself with: ssh-copy-id -i %s %s", target, e.PubKeyPath, target)
+}
+
+// Unwrap returns ErrAuthFailed and the library's cause.
+func (e *AuthError) Unwrap() []error { return []error{ErrAuthFailed, e.Err} }
+
+// HostKeyError is the concrete error for ErrHostKeyUnknown and
+// ErrHostKeyMismatch.
+type HostKeyError struct {
+	// Err is ErrHostKeyUnknown or ErrHostKeyMismatch.
+	Err error
+	// Host is the host in known_hosts form ("web1" or "[web1]:2222").
+	Host string
+	// Key is the key the server offered.
+	Key ssh.PublicKey
+	// KnownHostsFile is the file consulted.
+	KnownHostsFile string
+	// Line is the known_hosts line holding the conflicting (or revoked) key;
+	// 0 for an unknown host.
+	Line int
+	// Revoked is set when the offered key is marked @revoked.
+	Revoked bool
+}
+
+func (e *HostKeyError) Error() string {
+	fp := ssh.FingerprintSHA256(e.Key)
+	switch {
+	case e.Err == ErrHostKeyUnknown:
+		return fmt.Sprintf("%s: host %s offered %s key %s, which is not in %s",
+			hostKeyAcceptHint, e.Host, e.Key.Type(), fp, e.KnownHostsFile)
+	case e.Revoked:
+		return fmt.Sprintf("host key for %s is REVOKED: %s key %s is marked @revoked in %s:%d",
+			e.Host, e.Key.Type(), fp, e.KnownHostsFile, e.Line)
+	default:
+		return fmt.Sprintf("REMOTE HOST IDENTIFICATION HAS CHANGED for %s: it offered %s key %s, "+
+			"but %s:%d holds a different key; someone could be eavesdropping (man-in-the-middle), "+
+			"or the host key has just been changed. If the change is expected, remove the old key with: "+
+			"ssh-keygen -R '%s' -f %s",
+			e.Host, e.Key.Type(), fp, e.KnownHostsFile, e.Line, e.Host, e.KnownHostsFile)
+	}
+}
+
+// Unwrap returns the sentinel.
+func (e *HostKeyError) Unwrap() error { return e.Err }
+
+// PassphraseError is returned by LoadSigners for an encrypted private key
+// when no passphrase, or a wrong one, was given.
+type PassphraseError struct {
+	Path string
+	// Incorrect is set when a passphrase was given but did not decrypt the key.
+	Incorrect bool
+}
+
+func (e *PassphraseError) Error() string {
+	if e.Incorrect {
+		return fmt.Sprintf("private key %s: incorrect passphrase (check --priv-passwd or the roster's priv_passwd)", e.Path)
+	}
+	return fmt.Sprintf("private key %s is encrypted: give its passphrase with --priv-passwd or the roster's priv_passwd", e.Path)
+}
+
+// classifyHandshake turns an error from the SSH handshake into this
+// package's classes. It is the one place that looks at x/crypto's error
+// text, because x/crypto does not export a type for "no auth method left".
+// hostKeyErr is the error our host key callback returned, if any.
+func classifyHandshake(cfg *Config, addr string, err error) error {
+	var hk *HostKeyError
+	if errors.As(err, &hk) {
+		return hk
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "unable to authenticate") ||
+		strings.Contains(msg, "Too many authentication failures") {
+		return &AuthError{User: cfg.user(), Host: cfg.Host, PubKeyPath: cfg.pubKeyPath(), Err: err}
+	}
+	return fmt.Errorf("connect %s: %w: %w", addr, ErrConnect, err)
+}

@@ -1,0 +1,207 @@
+package sshconn
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// hostKeys checks one host's key against one known_hosts file.
+type hostKeys struct {
+	mode  HostKeyMode
+	file  string
+	addr  string // host:port as dialled
+	log   *slog.Logger
+	db    ssh.HostKeyCallback // nil when the file does not exist
+	algos []string            // preferred host key algorithms
+}
+
+// newHostKeys reads the known_hosts file once for this dial.
+func newHostKeys(cfg *Config) (*hostKeys, error) {
+	h := &hostKeys{mode: cfg.HostKey, addr: cfg.addr(), log: cfg.logger()}
+	if h.mode == HostKeyIgnore {
+		return h, nil
+	}
+	file, err := cfg.knownHostsFile()
+	if err != nil {
+		return nil, err
+	}
+	h.file = file
+	if h.db, err = loadKnownHosts(file); err != nil {
+		return nil, err
+	}
+	h.algos = hostKeyAlgorithms(h.knownKeys())
+	return h, nil
+}
+
+// loadKnownHosts parses file; a missing file is an empty database.
+func loadKnownHosts(file string) (ssh.HostKeyCallback, error) {
+	db, err := knownhosts.New(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read known_hosts: %w", err)
+	}
+	return db, nil
+}
+
+// probeKey matches no real host key; checking it yields the known keys.
+var probeKey, _ = ssh.NewPublicKey(ed25519.PublicKey(make([]byte, ed25519.PublicKeySize)))
+
+var probeRemote = &net.TCPAddr{IP: net.IPv4zero}
+
+// knownKeys lists the keys known_hosts holds for the address.
+func (h *hostKeys) knownKeys() []knownhosts.KnownKey {
+	if h.db == nil {
+		return nil
+	}
+	var ke *knownhosts.KeyError
+	if errors.As(h.db(h.addr, probeRemote, probeKey), &ke) {
+		return ke.Want
+	}
+	return nil
+}
+
+// hostKeyAlgorithms puts the algorithms of already-known keys first, so a
+// server holding both an RSA and an ed25519 key presents the one we know
+// (as OpenSSH orders HostKeyAlgorithms from known_hosts).
+func hostKeyAlgorithms(known []knownhosts.KnownKey) []string {
+	if len(known) == 0 {
+		return nil
+	}
+	var first []string
+	for _, k := range known {
+		for _, a := range algorithmsForKeyType(k.Key.Type()) {
+			if !slices.Contains(first, a) {
+				first = append(first, a)
+			}
+		}
+	}
+	out := first
+	for _, a := range ssh.SupportedAlgorithms().HostKeys {
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func algorithmsForKeyType(t string) []string {
+	if t == ssh.KeyAlgoRSA {
+		return []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA}
+	}
+	return []string{t}
+}
+
+// callback is the ssh.HostKeyCallback for this dial.
+func (h *hostKeys) callback(_ string, remote net.Addr, key ssh.PublicKey) error {
+	if h.mode == HostKeyIgnore {
+		return nil
+	}
+	err := h.check(h.db, remote, key)
+	if !errors.Is(err, ErrHostKeyUnknown) || h.mode != HostKeyAcceptNew {
+		return err
+	}
+	return h.record(remote, key)
+}
+
+// check classifies key against db (nil db: nothing known).
+func (h *hostKeys) check(db ssh.HostKeyCallback, remote net.Addr, key ssh.PublicKey) error {
+	hkErr := &HostKeyError{Host: knownhosts.Normalize(h.addr), Key: key, KnownHostsFile: h.file}
+	if db == nil {
+		hkErr.Err = ErrHostKeyUnknown
+		return hkErr
+	}
+	err := db(h.addr, remote, key)
+	var ke *knownhosts.KeyError
+	var re *knownhosts.RevokedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &re):
+		hkErr.Err, hkErr.Revoked, hkErr.Line = ErrHostKeyMismatch, true, re.Revoked.Line
+	case errors.As(err, &ke) && len(ke.Want) == 0:
+		hkErr.Err = ErrHostKeyUnknown
+	case errors.As(err, &ke):
+		hkErr.Err, hkErr.Line = ErrHostKeyMismatch, ke.Want[0].Line
+	default:
+		return fmt.Errorf("check host key: %w", err)
+	}
+	return hkErr
+}
+
+// record appends the key under both locks, re-reading the file first so a
+// key recorded meanwhile by another goroutine or process is honoured
+// instead of duplicated (or silently contradicted).
+func (h *hostKeys) record(remote net.Addr, key ssh.PublicKey) error {
+	mu := fileMutex(h.file)
+	mu.Lock()
+	defer mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(h.file), 0o700); err != nil {
+		return fmt.Errorf("record host key: %w", err)
+	}
+	f, err := os.OpenFile(h.file, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("record host key: %w", err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return fmt.Errorf("record host key: lock %s: %w", h.file, err)
+	}
+	defer unlockFile(f)
+
+	db, err := loadKnownHosts(h.file)
+	if err != nil {
+		return err
+	}
+	if err := h.check(db, remote, key); !errors.Is(err, ErrHostKeyUnknown) {
+		return err
+	}
+	line := knownhosts.Line([]string{h.addr}, key) + "\n"
+	if !endsWithNewline(f) {
+		line = "\n" + line
+	}
+	// One write on an O_APPEND descriptor: the line lands whole at the end.
+	if _, err := f.WriteString(line); err != nil {
+		return fmt.Errorf("record host key: %w", err)
+	}
+	h.log.Warn("permanently added host key to known_hosts",
+		LogKeyHost, knownhosts.Normalize(h.addr), "key_type", key.Type(),
+		"fingerprint", ssh.FingerprintSHA256(key), "file", h.file)
+	return nil
+}
+
+// endsWithNewline reports whether f is empty or ends with a newline, so
+// an appended line never joins a hand-edited last line.
+func endsWithNewline(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return true
+	}
+	var last [1]byte
+	_, err = f.ReadAt(last[:], st.Size()-1)
+	return err == nil && last[0] == '\n'
+}
+
+// fileLocks serialises known_hosts writers within this process, one mutex
+// per cleaned path; flock covers other processes.
+var fileLocks sync.Map
+
+func fileMutex(path string) *sync.Mutex {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	mu, _ := fileLocks.LoadOrStore(path, new(sync.Mutex))
+	return mu.(*sync.Mutex)
+}
