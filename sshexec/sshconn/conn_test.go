@@ -1,0 +1,229 @@
+package sshconn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brinesalt/brine/internal/sshtest"
+)
+
+func TestAuthFailure(t *testing.T) {
+	dir := t.TempDir()
+	priv, err := EnsureKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		opts    sshtest.Options
+		cfg     func(*Config)
+		wantPub string
+	}{
+		{"server refuses", sshtest.Options{RefuseAuth: true}, func(*Config) {}, ""},
+		{"key not authorized", sshtest.Options{}, func(c *Config) {
+			c.Signers, c.Priv = nil, []string{priv}
+		}, priv + ".pub"},
+		{"wrong password", sshtest.Options{Password: "right"}, func(c *Config) {
+			c.Signers, c.Password = nil, "wrong"
+		}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.opts)
+			tc.cfg(&f.cfg)
+			_, err := Dial(context.Background(), f.cfg)
+			var ae *AuthError
+			if !errors.Is(err, ErrAuthFailed) || !errors.As(err, &ae) {
+				t.Fatalf("Dial error = %v, want *AuthError", err)
+			}
+			if ae.PubKeyPath != tc.wantPub || ae.User != "tester" {
+				t.Errorf("AuthError = %+v, want PubKeyPath %q, User tester", ae, tc.wantPub)
+			}
+			if !strings.Contains(err.Error(), "--key-deploy") {
+				t.Errorf("message does not say how to fix: %v", err)
+			}
+			if tc.wantPub != "" && !strings.Contains(err.Error(), "ssh-copy-id -i "+tc.wantPub+" tester@127.0.0.1") {
+				t.Errorf("message lacks the ssh-copy-id command: %v", err)
+			}
+		})
+	}
+}
+
+func TestPasswordAuth(t *testing.T) {
+	f := newFixture(t, sshtest.Options{Password: "s3cret"})
+	f.cfg.Signers, f.cfg.Password = nil, "s3cret"
+	c := f.dial(t)
+	if code, err := c.Run(context.Background(), "true", nil, nil, nil); code != 0 || err != nil {
+		t.Fatalf("Run = %d, %v", code, err)
+	}
+}
+
+func TestConnectErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+
+	slow := newFixture(t, sshtest.Options{HandshakeDelay: time.Minute})
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantCtx bool // also matches context.DeadlineExceeded
+	}{
+		{"refused", Config{Host: "127.0.0.1", Port: closedPort, Password: "x", HostKey: HostKeyIgnore}, false},
+		{"handshake timeout", func() Config { c := slow.cfg; c.Timeout = 50 * time.Millisecond; return c }(), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Dial(context.Background(), tc.cfg)
+			if !errors.Is(err, ErrConnect) {
+				t.Fatalf("Dial error = %v, want ErrConnect", err)
+			}
+			if tc.wantCtx && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Dial error = %v, want it to match context.DeadlineExceeded", err)
+			}
+		})
+	}
+	t.Run("ctx cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		cfg := slow.cfg
+		cfg.Timeout = 0
+		_, err := Dial(ctx, cfg)
+		if !errors.Is(err, ErrConnect) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Dial error = %v, want ErrConnect and context.Canceled", err)
+		}
+	})
+}
+
+func TestRun(t *testing.T) {
+	f := newFixture(t, sshtest.Options{AllowPTY: true})
+	c := f.dial(t)
+	tests := []struct {
+		name                 string
+		cmd, stdin           string
+		opts                 RunOptions
+		wantCode             int
+		wantStdout, wantErrs string
+	}{
+		{"ok", "echo out; echo err >&2", "", RunOptions{}, 0, "out\n", "err\n"},
+		{"exit code", "echo partial; exit 3", "", RunOptions{}, 3, "partial\n", ""},
+		{"stdin", "tr a-z A-Z", "salt\n", RunOptions{}, 0, "SALT\n", ""},
+		{"env", `printf %s "$BRINE_X"`, "", RunOptions{Env: map[string]string{"BRINE_X": "y"}}, 0, "y", ""},
+		{"pty merges stderr", "echo err >&2; echo $TERM", "", RunOptions{PTY: true, Term: "vt100"}, 0, "err\nvt100\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code, err := c.RunWith(context.Background(), tc.cmd, strings.NewReader(tc.stdin), &stdout, &stderr, tc.opts)
+			if err != nil || code != tc.wantCode {
+				t.Fatalf("Run = %d, %v; want %d, nil", code, err, tc.wantCode)
+			}
+			if stdout.String() != tc.wantStdout || stderr.String() != tc.wantErrs {
+				t.Errorf("stdout, stderr = %q, %q; want %q, %q", stdout.String(), stderr.String(), tc.wantStdout, tc.wantErrs)
+			}
+		})
+	}
+	if got := f.srv.Stats(); got.Conns != 1 || got.Sessions != int64(len(tests)) {
+		t.Errorf("server stats = %+v, want 1 connection and %d sessions", got, len(tests))
+	}
+}
+
+func TestRunSignal(t *testing.T) {
+	c := newFixture(t, sshtest.Options{}).dial(t)
+	code, err := c.Run(context.Background(), "kill -TERM $$", nil, nil, nil)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Signal != "TERM" || code != -1 {
+		t.Fatalf("Run = %d, %v; want -1, *ExitError{Signal: TERM}", code, err)
+	}
+}
+
+func TestOutput(t *testing.T) {
+	c := newFixture(t, sshtest.Options{}).dial(t)
+	out, err := c.Output(context.Background(), "echo hi", nil)
+	if err != nil || string(out) != "hi\n" {
+		t.Fatalf("Output = %q, %v", out, err)
+	}
+	_, err = c.Output(context.Background(), "echo no such dir >&2; exit 2", nil)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 2 || string(ee.Stderr) != "no such dir\n" {
+		t.Fatalf("Output error = %#v, want *ExitError{Code: 2, Stderr: ...}", err)
+	}
+}
+
+func TestRunContextCancel(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	c := f.dial(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout bytes.Buffer
+	started := make(chan struct{})
+	w := &notifyWriter{w: &stdout, first: started}
+	go func() {
+		<-started
+		cancel()
+	}()
+	code, err := c.Run(ctx, "echo started; sleep 60", nil, w, nil)
+	if !errors.Is(err, context.Canceled) || code != -1 {
+		t.Fatalf("Run = %d, %v; want -1, context.Canceled", code, err)
+	}
+	// The connection survives a cancelled session.
+	if code, err := c.Run(context.Background(), "true", nil, nil, nil); code != 0 || err != nil {
+		t.Fatalf("Run after cancel = %d, %v", code, err)
+	}
+}
+
+func TestRunConnectionLost(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	c := f.dial(t)
+	started := make(chan struct{})
+	go func() {
+		<-started
+		f.srv.Close()
+	}()
+	_, err := c.Run(context.Background(), "echo started; sleep 60", nil, &notifyWriter{w: &bytes.Buffer{}, first: started}, nil)
+	if !errors.Is(err, ErrConnLost) {
+		t.Fatalf("Run error = %v, want ErrConnLost", err)
+	}
+	<-c.Done()
+	if _, err := c.Run(context.Background(), "true", nil, nil, nil); !errors.Is(err, ErrConnLost) {
+		t.Fatalf("Run on a lost connection = %v, want ErrConnLost", err)
+	}
+}
+
+func TestCloseIdempotent(t *testing.T) {
+	c := newFixture(t, sshtest.Options{}).dial(t)
+	if _, err := c.SFTP(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := c.SFTP(); err == nil {
+		t.Fatal("SFTP after Close succeeded")
+	}
+}
+
+// notifyWriter closes first on the first write.
+type notifyWriter struct {
+	w     *bytes.Buffer
+	first chan struct{}
+	done  bool
+}
+
+func (n *notifyWriter) Write(p []byte) (int, error) {
+	if !n.done {
+		n.done = true
+		close(n.first)
+	}
+	return n.w.Write(p)
+}
