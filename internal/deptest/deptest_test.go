@@ -1,0 +1,71 @@
+// Package deptest enforces the direction of dependencies (STYLE.md):
+// state/ is pure domain and imports no transport; the thin binary, which
+// runs on every target, links neither the SSH client nor SFTP; nothing
+// imports cmd/. Modelled on tailscale's tstest/deptest.
+package deptest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/brinesalt/brine"
+
+type pkg struct {
+	ImportPath string
+	Deps       []string
+	Imports    []string
+}
+
+func list(t *testing.T, patterns ...string) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-e", "-json"}, patterns...)...).Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", patterns, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	var pkgs []pkg
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestForbiddenDependencies(t *testing.T) {
+	transports := []string{"golang.org/x/crypto/ssh", "github.com/pkg/sftp", "net/http"}
+	rules := []struct {
+		pattern   string
+		forbidden []string
+	}{
+		{module + "/state/...", transports},
+		{module + "/thin/...", transports[:2]},
+		{module + "/cmd/salt-thin", transports[:2]},
+	}
+	for _, r := range rules {
+		for _, p := range list(t, r.pattern) {
+			for _, d := range p.Deps {
+				for _, f := range r.forbidden {
+					if d == f || strings.HasPrefix(d, f+"/") {
+						t.Errorf("%s depends on %s", p.ImportPath, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestNothingImportsCmd(t *testing.T) {
+	for _, p := range list(t, module+"/...") {
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, module+"/cmd/") {
+				t.Errorf("%s imports %s", p.ImportPath, imp)
+			}
+		}
+	}
+}
