@@ -1,0 +1,90 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrUnsupported marks a target form Brine does not implement, such as
+	// the range matcher (R@) or the data matcher.
+	ErrUnsupported = errors.New("unsupported target")
+	// ErrUnknownNodegroup is a reference to a nodegroup that is not
+	// defined in the master's nodegroups.
+	ErrUnknownNodegroup = errors.New("unknown nodegroup")
+	// ErrNodegroupLoop is a nodegroup that refers to itself, directly or
+	// through others.
+	ErrNodegroupLoop = errors.New("nodegroup loop")
+)
+
+// SyntaxError is a malformed compound expression. Salt logs such an
+// expression and matches nothing (salt/matchers/compound_match.py); Brine
+// rejects it when compiling. Pos is the byte offset of Token in Expr (for
+// a list expression, in its words joined by single spaces).
+type SyntaxError struct {
+	Expr  string
+	Pos   int
+	Token string
+	Msg   string
+	// Err is the underlying cause, if any: a *PatternError, a
+	// *NodegroupError or ErrUnsupported.
+	Err error
+}
+
+func (e *SyntaxError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compound target %q: ", e.Expr)
+	if e.Token != "" {
+		fmt.Fprintf(&b, "%q at position %d: ", e.Token, e.Pos)
+	} else {
+		fmt.Fprintf(&b, "at position %d: ", e.Pos)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// PatternError is a pattern its matcher cannot compile: a regular
+// expression Go's RE2 cannot express or Python would reject, a bad
+// IP/CIDR, a grain or pillar target without its delimiter.
+type PatternError struct {
+	Kind    Kind
+	Pattern string
+	Msg     string
+	Err     error
+}
+
+func (e *PatternError) Error() string {
+	s := fmt.Sprintf("%s target %q: %s", e.Kind, e.Pattern, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *PatternError) Unwrap() error { return e.Err }
+
+// NodegroupError is a nodegroup that cannot be expanded. Chain lists the
+// nodegroups being expanded, outermost first, ending with Name.
+type NodegroupError struct {
+	Name  string
+	Chain []string
+	Msg   string
+	Err   error // ErrUnknownNodegroup, ErrNodegroupLoop or nil
+}
+
+func (e *NodegroupError) Error() string {
+	s := fmt.Sprintf("nodegroup %q", e.Name)
+	if len(e.Chain) > 1 {
+		s += " (via " + strings.Join(e.Chain, " -> ") + ")"
+	}
+	return s + ": " + e.Msg
+}
+
+// Unwrap returns the sentinel cause.
+func (e *NodegroupError) Unwrap() error { return e.Err }

@@ -1,0 +1,250 @@
+package target
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// compilePyRegex compiles a Python `re` pattern for use as re.match does:
+// anchored at the start of the subject only. Python syntax that RE2
+// cannot express (lookaround, backreferences, conditionals, atomic groups,
+// possessive quantifiers, verbose mode) is rejected with a message naming
+// the construct; the few spellings that differ are translated.
+//
+// Known remaining differences: \d, \w, \s and \b are ASCII-only in Go and
+// Unicode-aware in Python, and Python's `$` also matches before a final
+// newline.
+func compilePyRegex(pat string) (*regexp.Regexp, error) {
+	tr, err := translatePyRegex(pat)
+	if err != nil {
+		return nil, &PatternError{Pattern: pat, Msg: err.Error()}
+	}
+	re, err := regexp.Compile(`\A(?:` + tr + `)`)
+	if err != nil {
+		return nil, &PatternError{Pattern: pat, Msg: "invalid regular expression", Err: err}
+	}
+	return re, nil
+}
+
+// Escapes CPython accepts outside and inside a character class; any other
+// ASCII letter after a backslash is re.error("bad escape").
+const (
+	pyEscapesOut = "AbBdDsSwWZafnrtvxuUN0123456789"
+	pyEscapesIn  = "bdDsSwWafnrtvxuUN0123456789"
+)
+
+func translatePyRegex(p string) (string, error) {
+	var b strings.Builder
+	inClass := false
+	classStart := 0 // index in p where the current class body begins
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(p) {
+				return "", fmt.Errorf("bad escape (end of pattern)")
+			}
+			n, err := translateEscape(&b, p, i, inClass)
+			if err != nil {
+				return "", err
+			}
+			i += n - 1
+		case inClass:
+			switch {
+			case c == ']' && i > classStart:
+				inClass = false
+				b.WriteByte(c)
+			case c == '[':
+				b.WriteString(`\[`) // Go would read [:alpha:] as a POSIX class
+			default:
+				b.WriteByte(c)
+			}
+		case c == '[':
+			inClass = true
+			b.WriteByte(c)
+			classStart = i + 1
+			if classStart < len(p) && p[classStart] == '^' {
+				b.WriteByte('^')
+				i++
+				classStart++
+			}
+		case c == '(' && strings.HasPrefix(p[i:], "(?"):
+			n, err := translateGroup(&b, p, i)
+			if err != nil {
+				return "", err
+			}
+			i += n - 1
+		case c == '{':
+			n := translateBrace(&b, p, i)
+			i += n - 1
+		case c == '+' || c == '*' || c == '?':
+			if i+1 < len(p) && p[i+1] == '+' {
+				return "", fmt.Errorf("possessive quantifier %q is not supported by Go's RE2 engine", p[i:i+2])
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if inClass {
+		return "", fmt.Errorf("unterminated character set")
+	}
+	return b.String(), nil
+}
+
+// translateEscape writes the Go form of the escape at p[i] and returns how
+// many bytes of p it consumed.
+func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, error) {
+	e := p[i+1]
+	allowed := pyEscapesOut
+	if inClass {
+		allowed = pyEscapesIn
+	}
+	if isASCIILetter(e) || isDigit(e) {
+		if !strings.ContainsRune(allowed, rune(e)) {
+			return 0, fmt.Errorf(`bad escape \%c`, e)
+		}
+	}
+	switch {
+	case e == 'Z':
+		b.WriteString(`\z`)
+		return 2, nil
+	case e == 'b' && inClass:
+		b.WriteString(`\x08`)
+		return 2, nil
+	case e == 'N':
+		return 0, fmt.Errorf(`named character escape \N{...} is not supported`)
+	case e == 'u' || e == 'U':
+		width := 4
+		if e == 'U' {
+			width = 8
+		}
+		hex := p[i+2:]
+		if len(hex) < width || !isHex(hex[:width]) {
+			return 0, fmt.Errorf(`incomplete escape \%c`, e)
+		}
+		fmt.Fprintf(b, `\x{%s}`, hex[:width])
+		return 2 + width, nil
+	case isDigit(e):
+		return translateDigitEscape(b, p, i, inClass)
+	}
+	b.WriteString(p[i : i+2])
+	return 2, nil
+}
+
+// translateDigitEscape handles \0, octal escapes and backreferences.
+func translateDigitEscape(b *strings.Builder, p string, i int, inClass bool) (int, error) {
+	j := i + 1
+	for j < len(p) && j < i+4 && isOctal(p[j]) {
+		j++
+	}
+	octal := p[i+1 : j]
+	if p[i+1] == '0' || inClass || len(octal) == 3 {
+		v := 0
+		for _, d := range octal {
+			v = v*8 + int(d-'0')
+		}
+		if v > 0o377 {
+			return 0, fmt.Errorf(`octal escape value \%s outside of range 0-0o377`, octal)
+		}
+		fmt.Fprintf(b, `\x{%x}`, v)
+		return 1 + len(octal), nil
+	}
+	return 0, fmt.Errorf(`backreference \%c is not supported by Go's RE2 engine`, p[i+1])
+}
+
+// translateGroup handles a "(?" construct at p[i].
+func translateGroup(b *strings.Builder, p string, i int) (int, error) {
+	rest := p[i+2:]
+	unsupported := []struct{ prefix, what string }{
+		{"=", "lookahead (?=...)"},
+		{"!", "negative lookahead (?!...)"},
+		{"<=", "lookbehind (?<=...)"},
+		{"<!", "negative lookbehind (?<!...)"},
+		{"P=", "named backreference (?P=...)"},
+		{"(", "conditional group (?(...)...)"},
+		{">", "atomic group (?>...)"},
+	}
+	for _, u := range unsupported {
+		if strings.HasPrefix(rest, u.prefix) {
+			return 0, fmt.Errorf("%s is not supported by Go's RE2 engine", u.what)
+		}
+	}
+	switch {
+	case strings.HasPrefix(rest, "#"):
+		end := strings.IndexByte(rest, ')')
+		if end < 0 {
+			return 0, fmt.Errorf("missing ), unterminated comment")
+		}
+		return 2 + end + 1, nil
+	case strings.HasPrefix(rest, ":"), strings.HasPrefix(rest, "P<"):
+		b.WriteString("(?")
+		return 2, nil
+	}
+	return translateFlags(b, p, i)
+}
+
+// translateFlags handles inline flags "(?imsx)" and "(?imsx-imsx:...)".
+func translateFlags(b *strings.Builder, p string, i int) (int, error) {
+	j := i + 2
+	var out strings.Builder
+	for ; j < len(p); j++ {
+		c := p[j]
+		switch c {
+		case 'i', 'm', 's', '-':
+			out.WriteByte(c)
+		case 'a', 'u':
+			// Go is already ASCII for \w etc.; 'u' is the default for str.
+		case 'x':
+			return 0, fmt.Errorf("verbose flag (?x) is not supported")
+		case 'L':
+			return 0, fmt.Errorf("bad inline flag: cannot use 'L' flag with a str pattern")
+		case ')', ':':
+			f := strings.TrimSuffix(out.String(), "-")
+			if f == "" {
+				if c == ':' {
+					b.WriteString("(?:")
+				}
+				return j - i + 1, nil
+			}
+			b.WriteString("(?" + f + string(c))
+			return j - i + 1, nil
+		default:
+			return 0, fmt.Errorf("unknown extension or flag %q", p[i:j+1])
+		}
+	}
+	return 0, fmt.Errorf("missing -, : or ) after inline flags")
+}
+
+// translateBrace copies a "{" at p[i]; Python reads "{,n}" as "{0,n}"
+// where Go would take it literally.
+func translateBrace(b *strings.Builder, p string, i int) int {
+	j := i + 1
+	if j < len(p) && p[j] == ',' {
+		k := j + 1
+		for k < len(p) && isDigit(p[k]) {
+			k++
+		}
+		if k > j+1 && k < len(p) && p[k] == '}' {
+			b.WriteString("{0" + p[j:k+1])
+			return k - i + 1
+		}
+	}
+	b.WriteByte('{')
+	return 1
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
+func isOctal(c byte) bool       { return c >= '0' && c <= '7' }
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isDigit(c) && !(c >= 'a' && c <= 'f') && !(c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
