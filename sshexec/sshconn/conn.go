@@ -140,10 +140,20 @@ func (c *Conn) Close() error {
 }
 
 // lostOr returns ErrConnLost when the transport has ended, else err wrapped
-// with the operation.
+// with the operation. An operation can fail on a dying connection a moment
+// before Done closes, so a failure is confirmed with a keepalive round
+// trip, which fails at once on a dead transport.
 func (c *Conn) lostOr(op string, err error) error {
-	if c.lost() {
+	if !c.alive() {
 		return fmt.Errorf("%s on %s: %w: %w", op, c.addr, ErrConnLost, err)
 	}
 	return fmt.Errorf("%s on %s: %w", op, c.addr, err)
+}
+
+func (c *Conn) alive() bool {
+	if c.lost() {
+		return false
+	}
+	_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
+	return err == nil
 }
