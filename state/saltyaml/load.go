@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v4"
 
@@ -32,6 +33,31 @@ func Load(src []byte, filename string) (any, error) {
 // as PyYAML's get_single_node makes it ("expected a single document in
 // the stream").
 func ParseNode(src []byte, filename string) (*Node, error) {
+	first, err := parseFirst(src, filename)
+	if err != nil {
+		return nil, err
+	}
+	if err := libyamlCheck(src, filename); err != nil {
+		return nil, err
+	}
+	if first == nil {
+		return nil, nil
+	}
+	if err := checkAnchors(first, filename); err != nil {
+		return nil, err
+	}
+	if first.Kind == yaml.DocumentNode {
+		if len(first.Content) == 0 {
+			return nil, nil
+		}
+		return first.Content[0], nil
+	}
+	return first, nil
+}
+
+// parseFirst returns the first document of src, or nil when there is
+// none, and fails when a second document follows.
+func parseFirst(src []byte, filename string) (*Node, error) {
 	ld, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
 		return nil, fromYAML(err, filename)
@@ -44,24 +70,34 @@ func ParseNode(src []byte, filename string) (*Node, error) {
 		return nil, fromYAML(err, filename)
 	}
 	var second yaml.Node
-	switch err := ld.Load(&second); {
-	case err == nil:
-		return nil, &Error{
-			File: filename, Line: second.Line, Column: second.Column,
-			Msg: "but found another document", Stage: StageComposer,
-			Context:     "expected a single document in the stream",
-			ContextLine: first.Line, ContextColumn: first.Column,
-		}
-	case !errors.Is(err, io.EOF):
-		return nil, fromYAML(err, filename)
+	err = ld.Load(&second)
+	if errors.Is(err, io.EOF) {
+		return &first, nil
 	}
-	if first.Kind == yaml.DocumentNode {
-		if len(first.Content) == 0 {
-			return nil, nil
+	if err != nil {
+		// PyYAML stops at the start of the second document; report that
+		// rather than an error inside it.
+		second.Line, second.Column = nextDocStart(src, first.Line)
+		if second.Line == 0 {
+			return nil, fromYAML(err, filename)
 		}
-		return first.Content[0], nil
 	}
-	return &first, nil
+	return nil, &Error{
+		File: filename, Line: second.Line, Column: second.Column,
+		Msg: "but found another document", Stage: StageComposer,
+		Context:     "expected a single document in the stream",
+		ContextLine: first.Line, ContextColumn: first.Column,
+	}
+}
+
+// nextDocStart finds the first "---" line after line, or returns 0.
+func nextDocStart(src []byte, after int) (int, int) {
+	for i, l := range strings.Split(string(src), "\n") {
+		if i+1 > after && strings.HasPrefix(l, "---") && (len(l) == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r') {
+			return i + 1, 1
+		}
+	}
+	return 0, 0
 }
 
 // Decode converts a node from ParseNode into a value with Salt's rules.
@@ -149,6 +185,9 @@ func tagOf(n *Node) string {
 		return tagMap
 	}
 	plain := n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
+	if plain && n.Tag == "!" && n.Value == "" {
+		return tagStr // libyaml marks a tagged empty node not implicit
+	}
 	if plain || n.Tag == "!" {
 		return resolveImplicit(n.Value)
 	}

@@ -54,7 +54,11 @@ func TestLoadScalars(t *testing.T) {
 		{"!<tag:yaml.org,2002:str> 1", "1"}, {"!!binary aGVsbG8=", "hello"},
 		{"!!python/unicode abc", "abc"},
 		// the non-specific tag resolves implicitly, even on quoted scalars
-		{"! 123", 123}, {"! '12'", 12}, {"! x", "x"},
+		{"! 123", 123}, {"! '12'", 12}, {"! x", "x"}, {`! ""`, nil},
+		// ... except when the node is empty: libyaml marks it not implicit
+		{"!", ""}, {"{a: !\n , b: ! # c\n}", om("a", "", "b", "")},
+		{"-9223372036854775808", math.MinInt64}, {"9223372036854775808", 9223372036854775808.0},
+
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
@@ -176,6 +180,30 @@ func TestLoadErrors(t *testing.T) {
 		{"merge list of seq", "- &a [1]\n- {<<: [*a]}",
 			Error{Line: 1, Column: 3, Stage: StageConstructor, Msg: "expected a mapping for merging, but found sequence",
 				Context: "while constructing a mapping", ContextLine: 2, ContextColumn: 3}, ""},
+		{"tab line", "a: 1\n\t\nb: 2\n",
+			Error{Line: 2, Column: 1, Stage: StageScanner, Msg: "found a tab character that violates indentation"}, ""},
+		{"tab only", "\t\n",
+			Error{Line: 1, Column: 1, Stage: StageScanner, Msg: "found character that cannot start any token",
+				Context: "while scanning for the next token", ContextLine: 1, ContextColumn: 1}, ""},
+		{"tab after dash", "- a\n-\tb\n",
+			Error{Line: 2, Column: 2, Stage: StageScanner, Msg: "found character that cannot start any token",
+				Context: "while scanning for the next token", ContextLine: 2, ContextColumn: 2}, ""},
+		{"empty block key", "key:\n  a: y\n: 1\n",
+			Error{Line: 3, Stage: StageParser, Msg: "did not find expected key"}, ""},
+		{"empty flow key", "a: {: b}\n",
+			Error{Line: 1, Stage: StageParser, Msg: "did not find expected node content"}, ""},
+		{"document end only", "...\n",
+			Error{Line: 1, Stage: StageParser, Msg: "did not find expected node content"}, ""},
+		{"tag then flow end", "{a: !!str}\n",
+			Error{Line: 1, Stage: StageScanner, Msg: "did not find expected whitespace or line break"}, ""},
+		{"anchor chars", "&x! a\n",
+			Error{Line: 1, Stage: StageScanner, Msg: "did not find expected alphabetic or numeric character"}, ""},
+		{"duplicate anchor", "a: &x [1]\nb: &x [2]\nc: *x\n",
+			Error{Line: 2, Column: 4, Stage: StageComposer, Msg: "second occurrence",
+				Context: "found duplicate anchor; first occurrence", ContextLine: 1, ContextColumn: 4}, ""},
+		{"bad second document", "a: 1\n---\nb: [\n",
+			Error{Line: 2, Column: 1, Stage: StageComposer, Msg: "but found another document",
+				Context: "expected a single document in the stream", ContextLine: 1, ContextColumn: 1}, ""},
 		{"recursive", "&a [*a]",
 			Error{Line: 1, Column: 1, Stage: StageConstructor, Msg: "found recursive alias, which Brine cannot represent"}, ""},
 	}

@@ -165,13 +165,17 @@ func constructInt(raw string) (any, string) {
 // float64, the nearest the value model has to Python's big integers.
 func parseInt(s string, base, sign int) (any, string) {
 	t := strings.TrimSpace(s)
-	n, err := strconv.ParseInt(t, base, 64)
+	signed := t
+	if sign < 0 && t != "" && t[0] != '-' && t[0] != '+' {
+		signed = "-" + t
+	}
+	n, err := strconv.ParseInt(signed, base, 64)
 	if err == nil {
-		return sign * int(n), ""
+		return int(n), ""
 	}
 	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-		if f, ferr := strconv.ParseFloat(t, 64); ferr == nil && base == 10 {
-			return float64(sign) * f, ""
+		if f, ferr := strconv.ParseFloat(signed, 64); ferr == nil && base == 10 {
+			return f, ""
 		}
 	}
 	return nil, fmt.Sprintf("invalid literal for int() with base %d: %s", base, pyRepr(s))
