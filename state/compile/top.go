@@ -1,0 +1,221 @@
+package compile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// GetTop renders the top file of every saltenv and merges them with the
+// default "merge" strategy (get_tops, _merge_tops_merge): the base top is
+// authoritative, and another env's top only contributes its own section
+// when base did not define it. A top that fails to render counts as empty,
+// as get_top logs and returns {}.
+func (h *HighState) GetTop(ctx context.Context) (*ordered.Map, error) {
+	envs := h.Files.Envs()
+	if h.Saltenv != "" {
+		envs = []string{h.Saltenv}
+	}
+	type envTop struct {
+		env string
+		top *ordered.Map
+	}
+	var tops []envTop
+	for _, env := range envs {
+		src, ok, err := h.Files.ReadFile(ctx, "top.sls", env)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		data, err := h.Render(ctx, src, "top.sls", env, "top")
+		if err != nil {
+			return ordered.New(), nil
+		}
+		m, _ := data.(*ordered.Map)
+		if m == nil {
+			m = ordered.New()
+		}
+		m.Delete("include")
+		tops = append(tops, envTop{env, m})
+	}
+	top := ordered.New()
+	merge := func(saltenv any, targets any) error {
+		tm, ok := targets.(*ordered.Map)
+		if !ok {
+			return fmt.Errorf("Unable to render top file. No targets found.")
+		}
+		dst, _ := top.Value(saltenv).(*ordered.Map)
+		if dst == nil {
+			dst = ordered.New()
+			top.Set(saltenv, dst)
+		}
+		tm.Range(func(k, v any) bool { dst.Set(k, v); return true })
+		return nil
+	}
+	for _, t := range tops {
+		if t.env != "base" {
+			continue
+		}
+		var err error
+		t.top.Range(func(env, targets any) bool {
+			err = merge(env, targets)
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range tops {
+		if t.env == "base" {
+			continue
+		}
+		var err error
+		t.top.Range(func(env, targets any) bool {
+			if str(env) != t.env || top.Has(env) {
+				return true
+			}
+			err = merge(env, targets)
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return top, nil
+}
+
+// VerifyTops checks the merged top data (verify_tops).
+func VerifyTops(top *ordered.Map) []string {
+	var errs []string
+	top.Range(func(envK, matches any) bool {
+		env, isStr := envK.(string)
+		if env == "include" {
+			return true
+		}
+		if !isStr {
+			errs = append(errs, fmt.Sprintf("Environment %s in top file is not formed as a string", str(envK)))
+		}
+		if isStr && env == "" {
+			errs = append(errs, "Empty saltenv statement in top file")
+		}
+		mm, ok := matches.(*ordered.Map)
+		if !ok {
+			errs = append(errs, fmt.Sprintf("The top file matches for saltenv %s are not formatted as a dict", str(envK)))
+			return true
+		}
+		mm.Range(func(_, slsmods any) bool {
+			l, ok := slsmods.([]any)
+			if !ok {
+				errs = append(errs, "Malformed topfile (state declarations not formed as a list)")
+				return true
+			}
+			for _, s := range l {
+				switch x := s.(type) {
+				case *ordered.Map:
+					x.Range(func(_, v any) bool {
+						if !truthyVal(v) {
+							errs = append(errs, fmt.Sprintf("Improperly formatted top file matcher in saltenv %s: %s file", pyRepr(x), str(v)))
+						}
+						return true
+					})
+				case string:
+					if x == "" {
+						errs = append(errs, fmt.Sprintf("Environment %s contains an empty sls index", str(envK)))
+					}
+				}
+			}
+			return true
+		})
+		return true
+	})
+	return errs
+}
+
+func truthyVal(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case string:
+		return x != ""
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case *ordered.Map:
+		return x.Len() > 0
+	}
+	return true
+}
+
+// TopMatches returns the SLS names this minion gets from the top data
+// (top_matches). Items that are not strings are passed through to the
+// caller as-is only when they are env mappings.
+func (h *HighState) TopMatches(top *ordered.Map) (*Matches, error) {
+	m := &Matches{}
+	var ferr error
+	top.Range(func(envK, body any) bool {
+		env := str(envK)
+		if h.Saltenv != "" && env != h.Saltenv {
+			return true
+		}
+		bm, ok := body.(*ordered.Map)
+		if !ok {
+			return true
+		}
+		bm.Range(func(tgt, data any) bool {
+			items, ok := data.([]any)
+			if s, isStr := data.(string); isStr {
+				items, ok = []any{s}, true
+			}
+			if !ok {
+				return true
+			}
+			matcher := "compound"
+			for _, it := range items {
+				if im, ok := it.(*ordered.Map); ok {
+					if v, ok := im.Get("match"); ok {
+						matcher = str(v)
+					}
+				}
+			}
+			hit, err := h.Match(tgt, matcher)
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if !hit {
+				return true
+			}
+			m.ensure(env)
+			for _, it := range items {
+				switch x := it.(type) {
+				case string:
+					m.add(env, x)
+				case *ordered.Map:
+					k, v, ok := first(x)
+					if !ok || !h.hasEnv(k) {
+						continue
+					}
+					m.add(k, str(v))
+				default:
+					ferr = &TypeError{Msg: fmt.Sprintf("argument of type '%s' is not iterable", pyType(it))}
+					return false
+				}
+			}
+			return ferr == nil
+		})
+		return ferr == nil
+	})
+	return m, ferr
+}
+
+// TypeError is a Python TypeError that Salt lets escape (a crash of the
+// execution function, retcode 1).
+type TypeError struct{ Msg string }
+
+func (e *TypeError) Error() string { return e.Msg }

@@ -1,0 +1,194 @@
+package compile
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// DeepCopy copies a value of the ordered value model (Python's deepcopy).
+func DeepCopy(v any) any {
+	switch x := v.(type) {
+	case *ordered.Map:
+		c := ordered.New()
+		x.Range(func(k, val any) bool { c.Set(k, DeepCopy(val)); return true })
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = DeepCopy(e)
+		}
+		return c
+	}
+	return v
+}
+
+// Equal compares two values as Python's == does for YAML data: maps
+// regardless of key order, 1 == 1.0, True == 1.
+func Equal(a, b any) bool {
+	switch x := a.(type) {
+	case *ordered.Map:
+		y, ok := b.(*ordered.Map)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		eq := true
+		x.Range(func(k, v any) bool {
+			w, ok := y.Get(k)
+			eq = ok && Equal(v, w)
+			return eq
+		})
+		return eq
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if fa, ok := num(a); ok {
+		fb, ok := num(b)
+		return ok && fa == fb
+	}
+	return a == b
+}
+
+func num(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+var (
+	fnCache   sync.Map
+	fnSpecial = "*?["
+)
+
+// Fnmatch reports whether name matches the shell pattern pat as Python's
+// fnmatch.fnmatch does on POSIX: `*` and `?` match any character
+// including `/`, `[seq]` and `[!seq]` are character classes, and the
+// match is case-sensitive.
+func Fnmatch(name, pat string) bool {
+	if !strings.ContainsAny(pat, fnSpecial) {
+		return name == pat
+	}
+	re, ok := fnCache.Load(pat)
+	if !ok {
+		re = regexp.MustCompile(translate(pat))
+		fnCache.Store(pat, re)
+	}
+	return re.(*regexp.Regexp).MatchString(name)
+}
+
+// translate converts a shell pattern to a regexp (Python's fnmatch.translate).
+func translate(pat string) string {
+	var b strings.Builder
+	b.WriteString(`(?s)^`)
+	rs := []rune(pat)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch c {
+		case '*':
+			b.WriteString(`.*`)
+		case '?':
+			b.WriteString(`.`)
+		case '[':
+			j := i + 1
+			if j < len(rs) && rs[j] == '!' {
+				j++
+			}
+			if j < len(rs) && rs[j] == ']' {
+				j++
+			}
+			for j < len(rs) && rs[j] != ']' {
+				j++
+			}
+			if j >= len(rs) {
+				b.WriteString(`\[`)
+				continue
+			}
+			stuff := string(rs[i+1 : j])
+			i = j
+			stuff = strings.ReplaceAll(stuff, `\`, `\\`)
+			if strings.HasPrefix(stuff, "!") {
+				stuff = "^" + stuff[1:]
+			} else if strings.HasPrefix(stuff, "^") {
+				stuff = `\` + stuff
+			}
+			b.WriteString("[" + stuff + "]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`$`)
+	return b.String()
+}
+
+// Filter returns the names that match pat, in order (fnmatch.filter).
+func Filter(names []string, pat string) []string {
+	var out []string
+	for _, n := range names {
+		if Fnmatch(n, pat) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// first returns the first key and value of a one-key mapping.
+func first(m *ordered.Map) (string, any, bool) {
+	if m.Len() == 0 {
+		return "", nil, false
+	}
+	k := m.Keys()[0]
+	ks, ok := k.(string)
+	if !ok {
+		ks = ordered.KeyString(k)
+	}
+	return ks, m.Value(k), true
+}
+
+// First returns the first key (as a string) and value of m.
+func First(m *ordered.Map) (string, any, bool) { return first(m) }
+
+// str renders a scalar as Python's str() does.
+func str(v any) string { return ordered.KeyString(v) }
+
+// pyRepr renders a value roughly as Python's repr/str of a container does,
+// for error messages that embed data.
+func pyRepr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", `\'`) + "'"
+	case *ordered.Map:
+		parts := make([]string, 0, x.Len())
+		x.Range(func(k, val any) bool {
+			parts = append(parts, pyRepr(k)+": "+pyRepr(val))
+			return true
+		})
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = pyRepr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return ordered.KeyString(v)
+}

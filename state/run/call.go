@@ -1,0 +1,229 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/states"
+)
+
+// FatalError aborts the whole job, as an exception raised outside a
+// state's try block does in Salt (an invalid keyword argument to a state
+// function, notes item 23).
+type FatalError struct{ Err error }
+
+func (e *FatalError) Error() string { return "Passed invalid arguments: " + e.Err.Error() + "." }
+
+// Unwrap returns the cause.
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// VerifyData checks a low chunk before it runs (salt/state.py
+// verify_data), converting watch into require for modules without
+// mod_watch.
+func (r *Runner) VerifyData(low Chunk) []string {
+	var errs []string
+	for _, k := range []string{"state", "fun", "name"} {
+		if !low.Has(k) {
+			errs = append(errs, fmt.Sprintf("Missing \"%s\" data", k))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if name := low.Value("name"); modules.Truthy(name) {
+		if _, ok := name.(string); !ok {
+			in := ""
+			if sls, ok := low.Get("__sls__"); ok {
+				in = fmt.Sprintf("in SLS '%s' ", str(sls))
+			}
+			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, pyType(name)))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	full := str(low.Value("state")) + "." + str(low.Value("fun"))
+	f, reason := r.States.Lookup(r.Env, full)
+	if f == nil {
+		if sls, ok := low.Get("__sls__"); ok {
+			errs = append(errs, fmt.Sprintf("State '%s' was not found in SLS '%s'", full, str(sls)))
+			if reason != "" {
+				errs = append(errs, "Reason: "+reason)
+			}
+		} else {
+			errs = append(errs, fmt.Sprintf("Specified state '%s' was not found", full))
+		}
+	} else {
+		for _, p := range f.Required() {
+			if !low.Has(p) {
+				errs = append(errs, fmt.Sprintf("Missing parameter %s for state %s", p, full))
+			}
+		}
+	}
+	reqdec := ""
+	if low.Has("require") {
+		reqdec = "require"
+	}
+	if low.Has("watch") {
+		if !r.hasModWatch(low) {
+			low.Set("require", append(append([]any(nil), reqList(low, "require")...), reqList(low, "watch")...))
+			low.Delete("watch")
+			reqdec = "require"
+		} else {
+			reqdec = "watch"
+		}
+	}
+	if reqdec != "" {
+		for _, req := range reqList(low, reqdec) {
+			m, ok := req.(*ordered.Map)
+			if !ok {
+				continue
+			}
+			k, v, _ := compile.First(m)
+			vs, ok := v.(string)
+			if !ok || k != str(low.Value("state")) {
+				continue
+			}
+			if compile.Fnmatch(str(low.Value("name")), vs) || compile.Fnmatch(str(low.Value("__id__")), vs) {
+				errs = append(errs, fmt.Sprintf("Recursive require detected in SLS %s for require {'%s': '%s'} in ID %s",
+					str(low.Value("__sls__")), k, vs, str(low.Value("__id__"))))
+			}
+		}
+	}
+	return errs
+}
+
+func pyType(v any) string {
+	switch v.(type) {
+	case bool:
+		return "bool"
+	case int:
+		return "int"
+	case float64:
+		return "float"
+	case []any:
+		return "list"
+	case *ordered.Map:
+		return "dict"
+	case nil:
+		return "NoneType"
+	}
+	return "str"
+}
+
+// call runs the state function of low (salt/state.py State.call). It
+// returns nil only after a fatal error, which is kept in r.fatal.
+func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int) *ordered.Map {
+	start := r.now()
+	if errs := r.VerifyData(low); len(errs) > 0 {
+		var cm strings.Builder
+		for _, e := range errs {
+			cm.WriteString(e + "\n")
+		}
+		r.log().Error(strings.TrimRight(cm.String(), "\n"))
+		return ordered.FromPairs("result", false, "name", low.Value("name"), "changes", ordered.New(),
+			"comment", cm.String(), "__run_num__", r.nextRunNum())
+	}
+	full := str(low.Value("state")) + "." + str(low.Value("fun"))
+	f, _ := r.States.Lookup(r.Env, full)
+	args, kwargs, err := f.Bind(low, states.Internal)
+	if err != nil {
+		r.fatal = &FatalError{Err: err}
+		return nil
+	}
+	isPre := truthy(low, "__prereq__")
+	env := *r.Env
+	if isPre {
+		env.Test = true
+	}
+	var ret *ordered.Map
+	if r.needsRunCheck(low) {
+		ret = r.runCheck(ctx, &env, low)
+	}
+	if ret == nil || ret.Value("result") == false {
+		ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
+	}
+	if isPre {
+		low.Set("__prereq__", false)
+		return ret
+	}
+	ret.Set("__sls__", low.Value("__sls__"))
+	ret.Set("__run_num__", r.nextRunNum())
+	r.logResult(ret)
+	end := r.now()
+	ret.Set("start_time", startTime(start))
+	ret.Set("duration", durationMS(end.Sub(start)))
+	ret.Set("__id__", low.Value("__id__"))
+	if low.Has("retry") {
+		ret = r.retry(ctx, low, reqs, retries, ret, &env)
+	}
+	return ret
+}
+
+// invoke calls the state function, turning a Go error into Salt's
+// "An exception occurred in this state" return.
+func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
+	saltenv := "base"
+	if v, ok := low.Get("__env__"); ok {
+		saltenv = str(v)
+	}
+	if v, ok := low.Get("saltenv"); ok {
+		saltenv = str(v)
+	}
+	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
+		Running: r.running.Get, Saltenv: saltenv}
+	res, err := f.Run(ctx, c)
+	if err != nil {
+		name := args["name"]
+		if !modules.Truthy(name) {
+			name = low.Value("name")
+		}
+		return ordered.FromPairs("result", false, "name", name, "changes", ordered.New(),
+			"comment", "An exception occurred in this state: "+traceback(err))
+	}
+	return resultMap(res)
+}
+
+// traceback renders a Go error in the shape of the Python traceback Salt
+// puts in the comment.
+func traceback(err error) string {
+	kind := "Exception"
+	var inv *modules.InvocationError
+	var ex *modules.ExecutionError
+	switch {
+	case errors.As(err, &inv):
+		kind = "salt.exceptions.SaltInvocationError"
+	case errors.As(err, &ex):
+		kind = "salt.exceptions.CommandExecutionError"
+	}
+	return "Traceback (most recent call last):\n  File \"<brine>\", in call\n" + kind + ": " + err.Error() + "\n"
+}
+
+// resultMap converts a state Result into Salt's return dict.
+func resultMap(res *states.Result) *ordered.Map {
+	ch := res.Changes
+	if ch == nil {
+		ch = ordered.New()
+	}
+	m := ordered.FromPairs("name", res.Name, "changes", ch, "result", res.Result.Value(), "comment", res.Comment)
+	if len(res.Warnings) > 0 {
+		m.Set("warnings", res.Warnings)
+	}
+	res.Extra.Range(func(k, v any) bool { m.Set(k, v); return true })
+	return m
+}
+
+// logResult logs failures as salt/state.py format_log does.
+func (r *Runner) logResult(ret *ordered.Map) {
+	if ret.Value("result") != false {
+		return
+	}
+	if c, _ := ret.Value("comment").(string); c != "" {
+		r.log().Error(c)
+	}
+}

@@ -1,0 +1,238 @@
+package run
+
+import (
+	"context"
+	"strings"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/states"
+)
+
+// unmetKinds are the requisite kinds call_chunk searches to pull forward.
+var unmetKinds = []string{"require", "require_any", "watch", "watch_any", "prereq",
+	"onfail", "onfail_any", "onchanges", "onchanges_any"}
+
+func truthy(low Chunk, key string) bool {
+	v, ok := low.Get(key)
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case []any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// callChunk runs low after the requisites it needs (salt/state.py call_chunk).
+func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
+	if r.fatal != nil {
+		return
+	}
+	tag := states.Tag(low)
+	if !truthy(low, "prerequired") {
+		r.active[tag] = true
+	}
+	isPre := truthy(low, "__prereq__")
+	status, reqs := r.checkRequisite(low, !isPre)
+	switch status {
+	case "unmet":
+		r.pullForward(ctx, low, tag, depth)
+	case "met":
+		r.store(low, tag, r.call(ctx, low, nil, 1))
+	case "fail":
+		r.failed(low, tag, reqs)
+	case "change":
+		if isPre {
+			r.store(low, tag, r.call(ctx, low, nil, 1))
+			break
+		}
+		ret := r.call(ctx, low, nil, 1)
+		if ret != nil && !changed(ret) && ret.Value("skip_watch") != true {
+			w := low.Copy()
+			w.Set("sfun", low.Value("fun"))
+			w.Set("fun", "mod_watch")
+			ret = r.call(ctx, w, reqs.m, 1)
+		}
+		if ret != nil {
+			r.running.Set(tag, ret)
+		}
+	case "pre":
+		ret := r.notRun(low, true, "No changes detected", true)
+		r.running.Set(tag, ret)
+		r.pre[tag] = ret
+	case "onfail":
+		r.running.Set(tag, r.notRun(low, true, "State was not run because onfail req did not change", false))
+	case "onchanges":
+		r.running.Set(tag, r.notRun(low, true, "State was not run because none of the onchanges reqs changed", false))
+	}
+}
+
+// store saves a return in pre (for a prereq test run) or running.
+func (r *Runner) store(low Chunk, tag string, ret *ordered.Map) {
+	if ret == nil {
+		return
+	}
+	if truthy(low, "__prereq__") {
+		r.pre[tag] = ret
+		return
+	}
+	r.running.Set(tag, ret)
+}
+
+// failed records a requisite failure, or the test-mode return of a prereq
+// target whose pre-state failed.
+func (r *Runner) failed(low Chunk, tag string, reqs reqSet) {
+	if p, ok := r.pre[tag]; ok {
+		if changed(p) {
+			p.Set("changes", ordered.New())
+		}
+		p.Set("__run_num__", r.nextRunNum())
+		for _, k := range []string{"__sls__", "__id__", "name"} {
+			p.Set(k, low.Value(k))
+		}
+		r.running.Set(tag, p)
+		return
+	}
+	var failedReqs []string
+	seen := map[string]bool{}
+	for _, kind := range reqs.kinds {
+		for _, c := range reqs.m[kind] {
+			ct := states.Tag(c)
+			ret, ok := r.pre[ct]
+			if !ok {
+				ret, ok = r.running.Get(ct)
+			}
+			if !ok || ret.Value("result") != false {
+				continue
+			}
+			key := str(c.Value("__sls__")) + "." + str(c.Value("__id__"))
+			if !seen[key] {
+				seen[key] = true
+				failedReqs = append(failedReqs, key)
+			}
+		}
+	}
+	ret := r.notRun(low, false, "One or more requisite failed: "+strings.Join(failedReqs, ", "), true)
+	ret.Delete("__state_ran__")
+	r.running.Set(tag, ret)
+	r.pre[tag] = ret
+}
+
+// pullForward runs the requisites of low that have not run yet, then low
+// itself; a requisite that matches nothing fails low.
+func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth int) {
+	kinds := append([]string(nil), unmetKinds...)
+	if !truthy(low, "__prereq__") {
+		kinds = append(kinds, "prerequired")
+	}
+	lost := map[string][]any{}
+	var found []Chunk
+	for _, kind := range kinds {
+		for _, req := range reqList(low, kind) {
+			key, val, ok := reqRef(req)
+			if !ok {
+				continue
+			}
+			hit := false
+			for _, c := range r.chunks {
+				if val == nil || !matches(c, key, val) {
+					continue
+				}
+				switch kind {
+				case "prereq":
+					c.Set("__prereq__", true)
+				case "prerequired":
+					if key != "sls" {
+						c.Set("__prerequired__", true)
+					}
+				}
+				found = append(found, c)
+				hit = true
+			}
+			if !hit {
+				lost[kind] = append(lost[kind], req)
+			}
+		}
+	}
+	anyLost := false
+	for _, l := range lost {
+		anyLost = anyLost || len(l) > 0
+	}
+	if anyLost {
+		ret := r.notRun(low, false, lostComment(lost, kinds), true)
+		ret.Delete("__state_ran__")
+		if truthy(low, "__prereq__") {
+			r.pre[tag] = ret
+		} else {
+			r.running.Set(tag, ret)
+		}
+		return
+	}
+	var last Chunk
+	for _, c := range found {
+		last = c
+		ct := states.Tag(c)
+		if r.running.Has(ct) {
+			continue
+		}
+		if r.active[ct] {
+			if truthy(c, "__prerequired__") {
+				if _, ok := r.pre[tag]; !ok {
+					low.Set("__prereq__", true)
+					if ret := r.call(ctx, low, nil, 1); ret != nil {
+						r.pre[ct] = ret
+					}
+				}
+				return
+			}
+			ret := ordered.FromPairs("changes", ordered.New(), "result", false,
+				"comment", "Recursive requisite found", "__run_num__", r.runNum)
+			for _, k := range []string{"__sls__", "__id__", "name"} {
+				ret.Set(k, low.Value(k))
+			}
+			r.running.Set(tag, ret)
+			r.runNum++
+			return
+		}
+		r.callChunk(ctx, c, 0)
+		if r.fatal != nil {
+			return
+		}
+		if r.checkFailhard(c) {
+			r.failhard = true
+			return
+		}
+	}
+	if truthy(low, "__prereq__") {
+		status, _ := r.checkRequisite(low, false)
+		ret := r.call(ctx, low, nil, 1)
+		if ret == nil {
+			return
+		}
+		r.pre[tag] = ret
+		if !changed(ret) && status == "change" {
+			ret.Set("changes", ordered.FromPairs("watch", "watch"))
+			ret.Set("result", nil)
+		}
+	} else {
+		depth++
+		if depth >= 20 {
+			ret := ordered.FromPairs("changes", ordered.New(), "result", false,
+				"comment", "Recursive requisite found", "__run_num__", r.runNum)
+			for _, k := range []string{"__sls__", "__id__", "name"} {
+				ret.Set(k, low.Value(k))
+			}
+			r.running.Set(tag, ret)
+		} else {
+			r.callChunk(ctx, low, depth)
+		}
+	}
+	if last != nil && r.checkFailhard(last) {
+		r.failhard = true
+	}
+}

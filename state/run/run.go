@@ -1,0 +1,170 @@
+// Package run executes compiled low chunks as salt/state.py State does
+// (3006): chunks run in order, and a chunk whose requisites have not run
+// pulls them forward first; requisite results decide whether a chunk runs,
+// is skipped, fires its mod_watch or fails; `listen` appends mod_watch
+// runs at the end.
+package run
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/states"
+)
+
+// Chunk is a low chunk.
+type Chunk = compile.Chunk
+
+// Runner runs one state job. It is not safe for concurrent use.
+type Runner struct {
+	// States resolves state functions.
+	States *states.Registry
+	// Env is the job environment; Env.Test is the job's test=True.
+	Env *modules.Env
+	// Failhard is the minion's failhard option.
+	Failhard bool
+	// Log receives Salt's state log lines; nil discards them.
+	Log *slog.Logger
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+
+	runNum   int
+	pre      map[string]*ordered.Map
+	active   map[string]bool
+	running  *Results
+	chunks   []Chunk
+	failhard bool
+	fatal    error
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	if r.Env != nil && r.Env.Log != nil {
+		return r.Env.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// CallHigh compiles high data and runs it (salt/state.py call_high). A
+// non-empty error list is a compile error: nothing ran. A Go error aborts
+// the whole job (an invalid keyword argument to a state function).
+func (r *Runner) CallHigh(ctx context.Context, high *ordered.Map) (*Results, []string, error) {
+	errs := compile.ReconcileExtend(high, false)
+	errs = append(errs, compile.VerifyHigh(high)...)
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	errs = compile.RequisiteIn(high)
+	compile.ApplyExclude(high)
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	chunks := compile.CompileHigh(high)
+	res, err := r.CallChunks(ctx, chunks)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.CallListen(ctx, chunks, res); err != nil {
+		return nil, nil, err
+	}
+	return res, nil, nil
+}
+
+func (r *Runner) init(chunks []Chunk) {
+	if r.pre == nil {
+		r.pre = map[string]*ordered.Map{}
+	}
+	r.chunks = chunks
+	r.running = NewResults()
+	r.active = map[string]bool{}
+	r.failhard = false
+}
+
+// CallChunks runs ordered chunks (call_chunks).
+func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, error) {
+	r.init(chunks)
+	for _, low := range chunks {
+		if r.failhard {
+			break
+		}
+		tag := states.Tag(low)
+		if !r.running.Has(tag) {
+			r.callChunk(ctx, low, 0)
+			if r.fatal != nil {
+				return nil, r.fatal
+			}
+			if r.checkFailhard(low) {
+				break
+			}
+		}
+		r.active = map[string]bool{}
+	}
+	return r.running, nil
+}
+
+// RunChunk runs one chunk with its requisites against the given chunk
+// list, as state.sls_id does with call_chunk.
+func (r *Runner) RunChunk(ctx context.Context, low Chunk, chunks []Chunk) (*Results, error) {
+	r.init(chunks)
+	r.callChunk(ctx, low, 0)
+	return r.running, r.fatal
+}
+
+// checkFailhard reports whether low failed with failhard set (check_failhard).
+func (r *Runner) checkFailhard(low Chunk) bool {
+	if r.Env != nil && r.Env.Test {
+		return false
+	}
+	fh, ok := low.Get("failhard")
+	if !ok {
+		fh = r.Failhard
+	}
+	if !modules.Truthy(fh) {
+		return false
+	}
+	ret, ok := r.running.Get(states.Tag(low))
+	if !ok {
+		return false
+	}
+	res := ret.Value("result")
+	return res != nil && res != true
+}
+
+func (r *Runner) nextRunNum() int {
+	n := r.runNum
+	r.runNum++
+	return n
+}
+
+// notRun builds the return of a state that did not run (Salt's dicts in
+// call_chunk with _calculate_fake_duration).
+func (r *Runner) notRun(low Chunk, result any, comment string, stateRan bool) *ordered.Map {
+	start := r.now()
+	ret := ordered.FromPairs("changes", ordered.New(), "result", result,
+		"duration", durationMS(r.now().Sub(start)), "start_time", startTime(start), "comment", comment)
+	if !stateRan {
+		ret.Set("__state_ran__", false)
+	}
+	ret.Set("__run_num__", r.nextRunNum())
+	for _, k := range []string{"__sls__", "__id__", "name"} {
+		ret.Set(k, low.Value(k))
+	}
+	return ret
+}
+
+func startTime(t time.Time) string { return t.Format("15:04:05.000000") }
+
+func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000.0 }
