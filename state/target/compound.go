@@ -243,6 +243,11 @@ func (c *compoundCompiler) operand(q queued) (Matcher, error) {
 	if !ok {
 		if engineWordRe.MatchString(w) {
 			if len(w) == 2 && strings.ContainsRune("GPIJLNSE", rune(w[0])) {
+				if q.group != "" {
+					// An empty nodegroup expands to "L@", which Salt
+					// reads as a glob on the literal id "L@".
+					return compileGlobMatcher(w)
+				}
 				return nil, c.errorf(q, nil, "missing pattern after %q", w)
 			}
 			if w[0] == 'R' {
