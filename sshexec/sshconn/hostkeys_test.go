@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,4 +207,72 @@ func countLines(t *testing.T, path string) int {
 		}
 	}
 	return n
+}
+
+// Several salt-ssh processes recording the same hosts into one file must
+// not interleave lines or record a host twice (flock plus re-read).
+func TestRecordingAcrossProcesses(t *testing.T) {
+	const hosts, procs = 20, 3
+	dir := t.TempDir()
+	keyPath := writeKeyFile(t)
+	signers, err := LoadSigners([]string{keyPath}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kh := filepath.Join(dir, "known_hosts")
+	var ports []string
+	for range hosts {
+		f := newFixture(t, sshtest.Options{AuthorizedKeys: []ssh.PublicKey{signers[0].PublicKey()}})
+		ports = append(ports, strconv.Itoa(f.srv.Port()))
+	}
+	var cmds []*exec.Cmd
+	for range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRecord$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "SSHCONN_HELPER_KNOWN_HOSTS="+kh,
+			"SSHCONN_HELPER_KEY="+keyPath, "SSHCONN_HELPER_PORTS="+strings.Join(ports, ","))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("helper output:\n%s", out.String())
+			}
+		})
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("helper process: %v", err)
+		}
+	}
+	if got := countLines(t, kh); got != hosts {
+		data, _ := os.ReadFile(kh)
+		t.Fatalf("known_hosts has %d lines, want %d:\n%s", got, hosts, data)
+	}
+}
+
+// TestHelperRecord is the child of TestRecordingAcrossProcesses.
+func TestHelperRecord(t *testing.T) {
+	kh := os.Getenv("SSHCONN_HELPER_KNOWN_HOSTS")
+	if kh == "" {
+		t.Skip("helper process only")
+	}
+	var wg sync.WaitGroup
+	for _, p := range strings.Split(os.Getenv("SSHCONN_HELPER_PORTS"), ",") {
+		port, _ := strconv.Atoi(p)
+		wg.Go(func() {
+			c, err := Dial(context.Background(), Config{
+				Host: "127.0.0.1", Port: port, Priv: []string{os.Getenv("SSHCONN_HELPER_KEY")},
+				HostKey: HostKeyAcceptNew, KnownHostsFile: kh,
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c.Close()
+		})
+	}
+	wg.Wait()
 }
