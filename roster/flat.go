@@ -75,7 +75,7 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 	var errs *multierror.Error
 	defaults, derr := defaultFields(cfg.RosterDefaults)
 	errs = multierror.Append(errs, derr...)
-	entries, eerrs := f.entries(root, defaults, note)
+	entries, eerrs := f.entries(newDecoder(), root, defaults, note)
 	errs = multierror.Append(errs, eerrs...)
 	if err := errs.ErrorOrNil(); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 }
 
 // entries walks the top-level mapping.
-func (f *Flat) entries(root *yaml.Node, defaults []field, note string) ([]Entry, []error) {
+func (f *Flat) entries(d *decoder, root *yaml.Node, defaults []field, note string) ([]Entry, []error) {
 	if root == nil {
 		return nil, nil
 	}
@@ -100,8 +100,12 @@ func (f *Flat) entries(root *yaml.Node, defaults []field, note string) ([]Entry,
 	var out []Entry
 	var errs []error
 	seen := map[string]int{}
-	for _, kv := range mappingPairs(root) {
-		k, err := decodeNode(kv[0])
+	pairs, err := d.pairs(root)
+	if err != nil {
+		return nil, []error{&Error{File: f.File, Line: root.Line, Msg: err.Error() + note}}
+	}
+	for _, kv := range pairs {
+		k, err := d.decode(kv[0])
 		if err != nil {
 			errs = append(errs, &Error{File: f.File, Line: kv[0].Line, Msg: err.Error() + note})
 			continue
@@ -113,7 +117,7 @@ func (f *Flat) entries(root *yaml.Node, defaults []field, note string) ([]Entry,
 			continue
 		}
 		seen[id] = kv[0].Line
-		e, eerrs := f.entry(id, kv[0].Line, kv[1], defaults, note)
+		e, eerrs := f.entry(d, id, kv[0].Line, kv[1], defaults, note)
 		errs = append(errs, eerrs...)
 		if len(eerrs) == 0 {
 			out = append(out, e)
@@ -124,8 +128,8 @@ func (f *Flat) entries(root *yaml.Node, defaults []field, note string) ([]Entry,
 
 // entry builds one target: roster_defaults first, then the entry's own
 // keys over them (roster_matcher.py get_data: a shallow dict.update).
-func (f *Flat) entry(id string, line int, v *yaml.Node, defaults []field, note string) (Entry, []error) {
-	own, err := entryFields(v)
+func (f *Flat) entry(d *decoder, id string, line int, v *yaml.Node, defaults []field, note string) (Entry, []error) {
+	own, err := entryFields(d, v)
 	if err != nil {
 		return Entry{}, []error{&Error{File: f.File, Line: v.Line, Target: id, Msg: err.Error() + note}}
 	}
@@ -147,7 +151,7 @@ func (f *Flat) entry(id string, line int, v *yaml.Node, defaults []field, note s
 // entryFields reads an entry's value node: a string is the host, a
 // mapping its keys. Salt drops any other shape silently
 // (roster_matcher.py get_data returns False); Brine refuses it.
-func entryFields(v *yaml.Node) ([]field, error) {
+func entryFields(d *decoder, v *yaml.Node) ([]field, error) {
 	if v.Kind == yaml.AliasNode {
 		v = v.Alias
 	}
@@ -163,13 +167,17 @@ func entryFields(v *yaml.Node) ([]field, error) {
 		}
 		return []field{{key: "host", val: s, raw: v.Value, line: v.Line}}, nil
 	case yaml.MappingNode:
+		pairs, err := d.pairs(v)
+		if err != nil {
+			return nil, err
+		}
 		var out []field
-		for _, kv := range mappingPairs(v) {
-			k, err := decodeNode(kv[0])
+		for _, kv := range pairs {
+			k, err := d.decode(kv[0])
 			if err != nil {
 				return nil, err
 			}
-			val, err := decodeNode(kv[1])
+			val, err := d.decode(kv[1])
 			if err != nil {
 				return nil, err
 			}

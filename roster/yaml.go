@@ -54,22 +54,51 @@ func yamlErrMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// decodeNode turns a node into the ordered value model.
-func decodeNode(n *yaml.Node) (any, error) {
+// maxNodes bounds the work of expanding aliases, against "billion
+// laughs" documents.
+const maxNodes = 1 << 20
+
+// decoder turns nodes into the ordered value model, refusing recursive
+// aliases and runaway expansion.
+type decoder struct {
+	active map[*yaml.Node]bool
+	budget int
+}
+
+func newDecoder() *decoder { return &decoder{active: map[*yaml.Node]bool{}, budget: maxNodes} }
+
+// enter marks n in progress; it fails for a node that contains itself.
+func (d *decoder) enter(n *yaml.Node) error {
+	if d.active[n] {
+		return fmt.Errorf("line %d: recursive alias", n.Line)
+	}
+	d.budget--
+	if d.budget < 0 {
+		return fmt.Errorf("line %d: document too large after alias expansion", n.Line)
+	}
+	d.active[n] = true
+	return nil
+}
+
+func (d *decoder) decode(n *yaml.Node) (any, error) {
+	if err := d.enter(n); err != nil {
+		return nil, err
+	}
+	defer delete(d.active, n)
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return decodeNode(n.Content[0])
+		return d.decode(n.Content[0])
 	case yaml.AliasNode:
-		return decodeNode(n.Alias)
+		return d.decode(n.Alias)
 	case yaml.ScalarNode:
 		return resolveScalar(n)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := decodeNode(c)
+			v, err := d.decode(c)
 			if err != nil {
 				return nil, err
 			}
@@ -77,62 +106,90 @@ func decodeNode(n *yaml.Node) (any, error) {
 		}
 		return out, nil
 	case yaml.MappingNode:
-		m := ordered.New()
-		for _, kv := range mappingPairs(n) {
-			k, err := decodeNode(kv[0])
-			if err != nil {
-				return nil, err
-			}
-			v, err := decodeNode(kv[1])
-			if err != nil {
-				return nil, err
-			}
-			if _, ok := k.([]any); ok {
-				return nil, fmt.Errorf("line %d: unhashable mapping key", kv[0].Line)
-			}
-			if _, ok := k.(*ordered.Map); ok {
-				return nil, fmt.Errorf("line %d: unhashable mapping key", kv[0].Line)
-			}
-			m.Set(k, v)
-		}
-		return m, nil
+		return d.mapping(n)
 	}
 	return nil, fmt.Errorf("line %d: unsupported yaml node", n.Line)
 }
 
-// mappingPairs returns the key/value node pairs of a mapping with YAML
-// merge keys (<<) expanded: merged pairs first, own pairs after, so own
-// keys win as in PyYAML's flatten_mapping.
-func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
+func (d *decoder) mapping(n *yaml.Node) (any, error) {
+	pairs, err := d.pairs(n)
+	if err != nil {
+		return nil, err
+	}
+	m := ordered.New()
+	for _, kv := range pairs {
+		k, err := d.decode(kv[0])
+		if err != nil {
+			return nil, err
+		}
+		switch k.(type) {
+		case []any, *ordered.Map:
+			return nil, fmt.Errorf("line %d: unhashable mapping key", kv[0].Line)
+		}
+		v, err := d.decode(kv[1])
+		if err != nil {
+			return nil, err
+		}
+		m.Set(k, v)
+	}
+	return m, nil
+}
+
+// pairs returns the key/value node pairs of a mapping with YAML merge
+// keys (<<) expanded: merged pairs first, own pairs after, so own keys
+// win as in PyYAML's flatten_mapping.
+func (d *decoder) pairs(n *yaml.Node) ([][2]*yaml.Node, error) {
 	var merged, own [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			for _, src := range mergeSources(v) {
-				merged = append(merged, mappingPairs(src)...)
-			}
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!merge" {
+			own = append(own, [2]*yaml.Node{k, v})
 			continue
 		}
-		own = append(own, [2]*yaml.Node{k, v})
+		srcs, err := d.mergeSources(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, src := range srcs {
+			if err := d.enter(src); err != nil {
+				return nil, err
+			}
+			p, err := d.pairs(src)
+			delete(d.active, src)
+			if err != nil {
+				return nil, err
+			}
+			d.budget -= len(p)
+			if d.budget < 0 {
+				return nil, fmt.Errorf("line %d: document too large after merge expansion", v.Line)
+			}
+			merged = append(merged, p...)
+		}
 	}
-	return append(merged, own...)
+	return append(merged, own...), nil
 }
 
-func mergeSources(v *yaml.Node) []*yaml.Node {
+func (d *decoder) mergeSources(v *yaml.Node) ([]*yaml.Node, error) {
 	if v.Kind == yaml.AliasNode {
 		v = v.Alias
 	}
 	switch v.Kind {
 	case yaml.MappingNode:
-		return []*yaml.Node{v}
+		return []*yaml.Node{v}, nil
 	case yaml.SequenceNode:
 		var out []*yaml.Node
 		for _, c := range v.Content {
-			out = append(out, mergeSources(c)...)
+			if c.Kind == yaml.AliasNode {
+				c = c.Alias
+			}
+			if c.Kind != yaml.MappingNode {
+				return nil, fmt.Errorf("line %d: expected a mapping for merging", c.Line)
+			}
+			out = append(out, c)
 		}
-		return out
+		return out, nil
 	}
-	return nil
+	return nil, fmt.Errorf("line %d: expected a mapping or list of mappings for merging", v.Line)
 }
 
 var (

@@ -1,0 +1,102 @@
+package roster
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAdHocFallback(t *testing.T) {
+	cfg := testConfig()
+	cfg.Options.Passwd = "pw"
+	cfg.Reachable = func(_ context.Context, h string) bool { return h != "nxdomain.invalid" }
+	f, err := ParseFlat(context.Background(), []byte("web1:\n  host: 10.0.0.5\n  user: deploy\n"), "roster", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &AdHoc{Roster: f, Config: cfg}
+	adhoc := func(id, user string) Target {
+		t := base(id, id, 0)
+		t.File, t.User, t.Passwd = "", user, "pw"
+		return t
+	}
+	inRoster := base("web1", "10.0.0.5", 1)
+	inRoster.User, inRoster.Passwd = "deploy", "pw"
+	tests := []struct {
+		tgt, typ string
+		want     []Target
+	}{
+		{"web1", "glob", []Target{inRoster}},
+		{"admin@web1", "glob", []Target{inRoster}},
+		{"10.0.0.9", "glob", []Target{adhoc("10.0.0.9", "root")}},
+		{"admin@db.example.com", "glob", []Target{adhoc("db.example.com", "admin")}},
+		{"nxdomain.invalid", "glob", nil},
+		{"db*", "glob", nil},
+		{"10.0.0.9", "list", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tgt, func(t *testing.T) {
+			got, err := r.Targets(context.Background(), tc.tgt, tc.typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpTarget); diff != "" {
+				t.Errorf("targets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+type fixed []Target
+
+func (f fixed) Targets(context.Context, string, string) ([]Target, error) { return f, nil }
+
+func TestRegistry(t *testing.T) {
+	reg := NewRegistry()
+	reg.Register("one", func(context.Context, Config) (Roster, error) {
+		return fixed{{ID: "a", Host: "1"}, {ID: "b", Host: "1"}}, nil
+	})
+	reg.Register("two", func(context.Context, Config) (Roster, error) {
+		return fixed{{ID: "b", Host: "2"}, {ID: "c", Host: "2"}}, nil
+	})
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("duplicate Register did not panic")
+			}
+		}()
+		reg.Register("one", func(context.Context, Config) (Roster, error) { return nil, nil })
+	}()
+	if diff := cmp.Diff([]string{"one", "two"}, reg.Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+	r, err := reg.Open(context.Background(), "one, two", testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Targets(context.Background(), "*", "glob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Target{{ID: "a", Host: "1"}, {ID: "b", Host: "2"}, {ID: "c", Host: "2"}}
+	if diff := cmp.Diff(want, got, cmpTarget); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	if _, err := reg.Open(context.Background(), "nope", testConfig()); !errors.Is(err, ErrUnknownBackend) {
+		t.Errorf("Open(nope) err = %v, want ErrUnknownBackend", err)
+	}
+	if !contains(Backends(), "flat") {
+		t.Errorf("global Backends() = %v, want flat registered", Backends())
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
