@@ -243,9 +243,4 @@ func (f *Function) Signature() string {
 	return f.Name[strings.IndexByte(f.Name, '.')+1:] + "(" + strings.Join(parts, ", ") + ")"
 }
 
-func pyRepr(v any) string {
-	if s, ok := v.(string); ok {
-		return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
-	}
-	return ordered.KeyString(v)
-}
+func pyRepr(v any) string { return PyRepr(v) }

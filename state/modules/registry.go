@@ -154,10 +154,13 @@ type UnavailableError struct {
 	Reason string
 }
 
-// Error matches salt/minion.py: "'foo.bar' is not available."
+// Error matches salt/loader/lazy.py missing_fun_string: "'foo.bar' is
+// not available.", or "'foo' __virtual__ returned False: <reason>" when
+// the module declined this host.
 func (e *UnavailableError) Error() string {
 	if e.Reason != "" {
-		return fmt.Sprintf("'%s' is not available: %s", e.Name, e.Reason)
+		mod, _, _ := strings.Cut(e.Name, ".")
+		return fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, e.Reason)
 	}
 	return fmt.Sprintf("'%s' is not available.", e.Name)
 }

@@ -1,0 +1,10 @@
+// Package all links every execution module into a binary: import it for
+// its side effect of registering them in modules.Default.
+package all
+
+import (
+	_ "github.com/brinesalt/brine/state/modules/cmd"
+	_ "github.com/brinesalt/brine/state/modules/grains"
+	_ "github.com/brinesalt/brine/state/modules/sys"
+	_ "github.com/brinesalt/brine/state/modules/test"
+)

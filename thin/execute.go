@@ -1,0 +1,241 @@
+package thin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/thin/frame"
+)
+
+// Options configures Execute.
+type Options struct {
+	// Registry resolves function names; nil means modules.Default.
+	Registry *modules.Registry
+	// Gather returns the host's grains; nil means grains.Gather.
+	Gather func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error)
+	// Log receives log lines at the job's log_level option (default
+	// quiet, as salt-ssh runs salt-call with -l quiet).
+	Log io.Writer
+}
+
+// Execute runs job and returns its result in Salt's minion return shape.
+// Failures of the function are data in the result, never a Go error:
+// the return holds Salt's error text and the retcode is 1
+// (salt/minion.py _thread_return).
+func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
+	res := &frame.Result{ID: job.ID, JID: job.JID, Fun: job.Fun}
+	if res.JID == "" {
+		res.JID = NewJID(time.Now())
+	}
+	env := o.env(ctx, job)
+	if res.ID == "" {
+		res.ID, _ = env.Opts.Value("id").(string)
+	}
+	res.Return, res.Retcode = run(ctx, env, job, res.JID)
+	return res
+}
+
+func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
+	reg := o.Registry
+	if reg == nil {
+		reg = modules.Default
+	}
+	opts := ordered.New()
+	if job.Opts != nil {
+		opts = job.Opts.Copy()
+	}
+	if job.ID != "" {
+		opts.Set("id", job.ID)
+	}
+	gather := o.Gather
+	if gather == nil {
+		gather = grains.Gather
+	}
+	g, err := gather(ctx, grains.GatherOptions{Opts: opts})
+	if err != nil || g == nil {
+		g = ordered.FromPairs("id", opts.Value("id"))
+	}
+	if id, _ := opts.Value("id").(string); id == "" {
+		// Salt's get_id falls back to the FQDN when no id is configured.
+		if fqdn, ok := g.Value("fqdn").(string); ok && fqdn != "" {
+			opts.Set("id", fqdn)
+			g.Set("id", fqdn)
+		}
+	}
+	grains.Overlay(g, job.Grains)
+	pillar := job.Pillar
+	if pillar == nil {
+		pillar = ordered.New()
+	}
+	return &modules.Env{
+		Grains:   g,
+		Pillar:   pillar,
+		Opts:     opts,
+		Registry: reg,
+		Test:     modules.Truthy(opts.Value("test")) || modules.Truthy(job.Kwarg.Value("test")),
+		Log:      newLogger(o.Log, opts),
+		Files:    newFileClient(job, opts),
+		Context:  map[string]any{},
+	}
+}
+
+func newLogger(w io.Writer, opts *ordered.Map) *slog.Logger {
+	lvl, _ := opts.Value("log_level").(string)
+	var level slog.Level
+	switch strings.ToLower(lvl) {
+	case "", "quiet":
+		w = nil
+	case "critical", "error":
+		level = slog.LevelError
+	case "warning", "warn":
+		level = slog.LevelWarn
+	case "info", "profile":
+		level = slog.LevelInfo
+	default:
+		level = slog.LevelDebug
+	}
+	if w == nil {
+		w = io.Discard
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// run looks the function up, binds its arguments and calls it, turning
+// every failure into Salt's return text and retcode.
+func run(ctx context.Context, env *modules.Env, job *frame.Job, jid string) (ret any, retcode int) {
+	f, err := env.Registry.Lookup(env, job.Fun)
+	if err != nil {
+		return missing(env, job.Fun, err), ExGeneric
+	}
+	kwargs := ordered.New()
+	var invalid []string
+	job.Kwarg.Range(func(k, v any) bool {
+		key := ordered.KeyString(k)
+		if !f.Spec.VarKw && !strings.HasPrefix(key, "__") && !hasParam(f, key) {
+			invalid = append(invalid, key+"="+pyStr(v))
+		}
+		kwargs.Set(k, v)
+		return true
+	})
+	if len(invalid) > 0 {
+		return failure(f, modules.Invalidf("The following keyword arguments are not valid: %s", strings.Join(invalid, ", "))), ExGeneric
+	}
+	for _, kv := range [][2]any{{"__pub_fun", job.Fun}, {"__pub_pid", os.Getpid()}, {"__pub_jid", jid}, {"__pub_tgt", "salt-call"}} {
+		kwargs.Set(kv[0], kv[1])
+	}
+	args := job.Arg
+	if args == nil {
+		args = []any{}
+	}
+	c, err := f.Bind(env, args, kwargs)
+	if err != nil {
+		return failure(f, err), ExGeneric
+	}
+	env.Context["retcode"] = 0
+	ret, err = call(ctx, f, c)
+	if err != nil {
+		return failure(f, err), ExGeneric
+	}
+	return ret, retcodeOf(env, ret)
+}
+
+// call runs f, turning a panic into an error as Python turns a crash
+// into an exception.
+func call(ctx context.Context, f *modules.Function, c *modules.Call) (ret any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return f.Fn(ctx, c)
+}
+
+// retcodeOf is salt/minion.py's rule: a non-zero __context__["retcode"]
+// wins; otherwise a dict return whose "result" or "success" is false
+// gives 1.
+func retcodeOf(env *modules.Env, ret any) int {
+	if rc, ok := env.Context["retcode"].(int); ok && rc != 0 {
+		return rc
+	}
+	if m, ok := ret.(*ordered.Map); ok {
+		for _, k := range []string{"result", "success"} {
+			if v, ok := m.Get(k); ok && !modules.Truthy(v) {
+				return ExGeneric
+			}
+		}
+	}
+	return ExOK
+}
+
+// failure words an error as salt/minion.py _thread_return does for each
+// exception class.
+func failure(f *modules.Function, err error) string {
+	var argErr *modules.ArgError
+	var execErr *modules.ExecutionError
+	var invErr *modules.InvocationError
+	switch {
+	case errors.As(err, &argErr):
+		return argErr.Error() + "\n" + f.Doc
+	case errors.As(err, &execErr):
+		return "ERROR: " + execErr.Error()
+	case errors.As(err, &invErr):
+		return fmt.Sprintf("ERROR executing '%s': %s", f.Name, invErr.Error())
+	}
+	return "The minion function caused an exception: " + err.Error()
+}
+
+// missing is the return for an unknown function: the docs of functions
+// whose names start with it, plus the error under its own name, or the
+// bare error when nothing matches (salt/minion.py, sys.doc(fun + "*")).
+func missing(env *modules.Env, name string, err error) any {
+	docs := ordered.New()
+	for _, n := range env.Registry.Names(env) {
+		if strings.HasPrefix(n, name) {
+			if f, lerr := env.Registry.Lookup(env, n); lerr == nil {
+				docs.Set(n, f.Doc)
+			}
+		}
+	}
+	if docs.Len() == 0 {
+		return err.Error()
+	}
+	docs.Set(name, err.Error())
+	return docs
+}
+
+func hasParam(f *modules.Function, name string) bool {
+	for _, p := range f.Spec.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pyStr renders v as Python's str() would inside Salt's messages.
+func pyStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil, bool, int, float64:
+		return ordered.KeyString(x)
+	}
+	return modules.PyRepr(v)
+}
+
+// NewJID returns a Salt job id for t: YYYYMMDDhhmmssffffff
+// (salt/utils/jid.py gen_jid).
+func NewJID(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%s%06d", t.Format("20060102150405"), t.Nanosecond()/1000)
+}

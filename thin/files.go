@@ -1,0 +1,89 @@
+package thin
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/thin/frame"
+)
+
+// fileClient serves salt:// URLs to execution functions on the target.
+// Files shipped with the job come first: job.Data["files"] maps saltenv
+// to path to content, the content being a string or {"base64": "…"} for
+// binary files. Then, for masterless use, the file_roots option
+// ({saltenv: [dir, …]}) is searched, as fileclient: local does.
+type fileClient struct {
+	shipped *ordered.Map
+	roots   *ordered.Map
+}
+
+func newFileClient(job *frame.Job, opts *ordered.Map) modules.FileClient {
+	shipped, _ := job.Data.Value("files").(*ordered.Map)
+	roots, _ := opts.Value("file_roots").(*ordered.Map)
+	return &fileClient{shipped: shipped, roots: roots}
+}
+
+// Get implements modules.FileClient.
+func (c *fileClient) Get(_ context.Context, url, saltenv string) ([]byte, error) {
+	rel, env := parseSaltURL(url)
+	if env == "" {
+		env = saltenv
+	}
+	if env == "" {
+		env = "base"
+	}
+	if rel == "" || strings.HasPrefix(path.Clean("/"+rel), "/..") {
+		return nil, fmt.Errorf("get %s: %w", url, fs.ErrNotExist)
+	}
+	rel = strings.TrimPrefix(path.Clean("/"+rel), "/")
+	if files, ok := c.shipped.Value(env).(*ordered.Map); ok {
+		if v, ok := files.Get(rel); ok {
+			return decodeShipped(v)
+		}
+	}
+	dirs, _ := c.roots.Value(env).([]any)
+	for _, d := range dirs {
+		dir, _ := d.(string)
+		if dir == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("get %s in saltenv %s: %w", url, env, fs.ErrNotExist)
+}
+
+func decodeShipped(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return []byte(x), nil
+	case *ordered.Map:
+		s, _ := x.Value("base64").(string)
+		return base64.StdEncoding.DecodeString(s)
+	}
+	return nil, fmt.Errorf("shipped file has type %T", v)
+}
+
+// parseSaltURL splits salt://path?saltenv=env into path and env.
+func parseSaltURL(url string) (rel, env string) {
+	rel = strings.TrimPrefix(url, "salt://")
+	if p, q, ok := strings.Cut(rel, "?"); ok {
+		rel = p
+		for _, kv := range strings.Split(q, "&") {
+			if v, ok := strings.CutPrefix(kv, "saltenv="); ok {
+				env = v
+			}
+		}
+	}
+	return rel, env
+}
