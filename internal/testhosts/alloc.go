@@ -1,0 +1,301 @@
+package testhosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// RunDir holds one work directory per cluster (c<C>) and the lock file that
+// serialises allocation and stale cleanup across processes.
+const RunDir = "/run/brine-testhosts"
+
+// maxClusters bounds cluster numbers: 10.250.<C>.0/24 for C in 1..maxClusters.
+const maxClusters = 250
+
+// Names of the kernel objects a cluster C owns; Cleanup recognises stale ones
+// by these patterns.
+var (
+	netnsRe  = regexp.MustCompile(`^brth(\d+)-host\d+$`)
+	bridgeRe = regexp.MustCompile(`^brth(\d+)$`)
+	vethRe   = regexp.MustCompile(`^vth(\d+)h\d+$`)
+)
+
+func bridgeName(c int) string         { return fmt.Sprintf("brth%d", c) }
+func netnsName(c, i int) string       { return fmt.Sprintf("brth%d-host%d", c, i) }
+func vethName(c, i int) string        { return fmt.Sprintf("vth%dh%d", c, i) }
+func workDirOf(c int) string          { return filepath.Join(RunDir, fmt.Sprintf("c%d", c)) }
+func hostIP(c, i int) string          { return fmt.Sprintf("10.250.%d.%d", c, i+1) }
+func bridgeIP(c int) string           { return fmt.Sprintf("10.250.%d.1", c) }
+func hostID(i int) string             { return fmt.Sprintf("host%d", i) }
+func subnetOf(c int) string           { return fmt.Sprintf("10.250.%d.0/24", c) }
+func ownerFile(workDir string) string { return filepath.Join(workDir, "owner.json") }
+
+// hostIndex returns I for "hostI", or 0.
+func hostIndex(id string) int {
+	var i int
+	if _, err := fmt.Sscanf(id, "host%d", &i); err != nil || hostID(i) != id {
+		return 0
+	}
+	return i
+}
+
+// owner records who keeps a cluster alive: a live process, or (detached) the
+// existence of a state file that points back at the work directory.
+type owner struct {
+	Owner     procRef `json:"owner"`
+	Detached  bool    `json:"detached"`
+	StateFile string  `json:"state_file,omitempty"`
+}
+
+// withLock runs fn holding the exclusive lock on RunDir/lock.
+func withLock(ctx context.Context, fn func() error) error {
+	if err := os.MkdirAll(RunDir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", RunDir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(RunDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("open lock: %w", err)
+	}
+	defer f.Close()
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return fmt.Errorf("wait for lock: %w", err)
+		}
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return fn()
+}
+
+// allocate reserves a cluster number and its work directory, owned by this
+// process, cleaning up stale clusters first. Callers hold the lock.
+func allocate(ctx context.Context, logf func(string, ...any)) (int, error) {
+	cleanupLocked(ctx, logf)
+	me, err := refOf(os.Getpid())
+	if err != nil {
+		return 0, err
+	}
+	for c := 1; c <= maxClusters; c++ {
+		dir := workDirOf(c)
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if subnetInUse(c) || linksOf(c) || len(clusterNetns(c)) > 0 {
+			continue
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return 0, fmt.Errorf("create %s: %w", dir, err)
+		}
+		if err := writeJSON(ownerFile(dir), owner{Owner: me}, 0o644); err != nil {
+			return 0, fmt.Errorf("write owner: %w", err)
+		}
+		return c, nil
+	}
+	return 0, fmt.Errorf("testhosts: all %d cluster numbers in use", maxClusters)
+}
+
+// subnetInUse reports whether an interface of the root namespace already has
+// an address in cluster c's /24 (someone else's network).
+func subnetInUse(c int) bool {
+	_, sn, _ := net.ParseCIDR(subnetOf(c))
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && sn.Contains(ipn.IP) {
+			return true
+		}
+	}
+	return false
+}
+
+// live reports whether the cluster in workDir still has an owner.
+func live(workDir string) bool {
+	var o owner
+	if err := readJSON(ownerFile(workDir), &o); err != nil {
+		// Just created and not yet written: give it the benefit of the doubt
+		// only while it is young.
+		st, serr := os.Stat(workDir)
+		return serr == nil && time.Since(st.ModTime()) < 10*time.Second
+	}
+	if !o.Detached {
+		return o.Owner.alive()
+	}
+	var s state
+	if err := readJSON(o.StateFile, &s); err != nil {
+		return false
+	}
+	return s.WorkDir == workDir
+}
+
+// Cleanup removes what crashed or abandoned clusters left behind: processes,
+// veths, bridges, network namespaces and work directories of every cluster
+// whose owner is gone (a dead owner process, or for a detached cluster a
+// missing state file), and kernel objects with the harness's name prefixes
+// that belong to no cluster at all. Live clusters, including those of other
+// concurrent test processes, are left alone.
+func Cleanup(ctx context.Context) error {
+	return withLock(ctx, func() error {
+		cleanupLocked(ctx, func(string, ...any) {})
+		return nil
+	})
+}
+
+func cleanupLocked(ctx context.Context, logf func(string, ...any)) {
+	livec := map[int]bool{}
+	for c := 1; c <= maxClusters; c++ {
+		dir := workDirOf(c)
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		if live(dir) {
+			livec[c] = true
+			continue
+		}
+		logf("testhosts: removing stale cluster %d (%s)", c, dir)
+		_ = teardown(ctx, c, dir)
+	}
+	// Objects whose cluster has no live work directory.
+	stale := map[int]bool{}
+	if ents, err := os.ReadDir("/run/netns"); err == nil {
+		for _, e := range ents {
+			if m := netnsRe.FindStringSubmatch(e.Name()); m != nil {
+				stale[atoi(m[1])] = true
+			}
+		}
+	}
+	if ifs, err := net.Interfaces(); err == nil {
+		for _, i := range ifs {
+			for _, re := range []*regexp.Regexp{bridgeRe, vethRe} {
+				if m := re.FindStringSubmatch(i.Name); m != nil {
+					stale[atoi(m[1])] = true
+				}
+			}
+		}
+	}
+	for c := range stale {
+		if !livec[c] {
+			logf("testhosts: removing stale network objects of cluster %d", c)
+			_ = teardownNet(ctx, c)
+		}
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// teardown kills every process of cluster c (recorded in the per-host pid
+// files of workDir, and whatever runs in its namespaces), removes its
+// network objects and finally its work directory.
+func teardown(ctx context.Context, c int, workDir string) error {
+	var errs []error
+	hosts, _ := filepath.Glob(filepath.Join(workDir, "host*"))
+	var refs []procRef
+	for _, hd := range hosts {
+		refs = append(refs, hostProcs(hd, true)...)
+	}
+	refs = append(refs, netnsProcs(c)...)
+	if err := killAll(ctx, refs); err != nil {
+		errs = append(errs, err)
+	}
+	if err := teardownNet(ctx, c); err != nil {
+		errs = append(errs, err)
+	}
+	if err := os.RemoveAll(workDir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w", workDir, err))
+	}
+	return errors.Join(errs...)
+}
+
+// clusterNetns lists the network namespaces of cluster c.
+func clusterNetns(c int) []string {
+	ents, _ := os.ReadDir("/run/netns")
+	var out []string
+	for _, e := range ents {
+		if m := netnsRe.FindStringSubmatch(e.Name()); m != nil && atoi(m[1]) == c {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// netnsProcs lists the processes in cluster c's network namespaces, found
+// by comparing every process's ns/net link with the namespaces' inodes.
+func netnsProcs(c int) []procRef {
+	want := map[string]bool{}
+	for _, ns := range clusterNetns(c) {
+		var st syscall.Stat_t
+		if err := syscall.Stat(filepath.Join("/run/netns", ns), &st); err == nil {
+			want[fmt.Sprintf("net:[%d]", st.Ino)] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	ents, _ := os.ReadDir("/proc")
+	var refs []procRef
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if l, err := os.Readlink(filepath.Join("/proc", e.Name(), "ns/net")); err == nil && want[l] {
+			if r, err := refOf(pid); err == nil {
+				refs = append(refs, r)
+			}
+		}
+	}
+	return refs
+}
+
+// teardownNet deletes cluster c's network namespaces (after killing
+// whatever still runs in them) and bridge. The veths are not deleted one by
+// one (50 ms each in the kernel): each dies with its namespace, shortly
+// after; allocate skips cluster numbers whose links still linger.
+func teardownNet(ctx context.Context, c int) error {
+	var errs []error
+	if err := killAll(ctx, netnsProcs(c)); err != nil {
+		errs = append(errs, err)
+	}
+	var lines []string
+	for _, ns := range clusterNetns(c) {
+		lines = append(lines, "netns del "+ns)
+	}
+	if _, err := net.InterfaceByName(bridgeName(c)); err == nil {
+		lines = append(lines, "link del "+bridgeName(c))
+	}
+	if len(lines) > 0 {
+		if err := ipBatch(ctx, lines, "-force"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// linksOf reports whether any bridge or veth of cluster c exists.
+func linksOf(c int) bool {
+	ifs, _ := net.Interfaces()
+	for _, i := range ifs {
+		for _, re := range []*regexp.Regexp{bridgeRe, vethRe} {
+			if m := re.FindStringSubmatch(i.Name); m != nil && atoi(m[1]) == c {
+				return true
+			}
+		}
+	}
+	return false
+}

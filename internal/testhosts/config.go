@@ -1,0 +1,156 @@
+package testhosts
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Mode says how a cluster's hosts are networked.
+type Mode string
+
+const (
+	// ModeAuto picks ModeNetns when network namespaces can be created and
+	// ModeLoopback otherwise.
+	ModeAuto Mode = ""
+	// ModeNetns gives each host its own network namespace and IPv4 address;
+	// sshd listens on port 22.
+	ModeNetns Mode = "netns"
+	// ModeLoopback puts every host on 127.0.0.1 with its own port.
+	ModeLoopback Mode = "loopback"
+)
+
+// DefaultUser is the login user created on the controller for the hosts.
+const DefaultUser = "brine"
+
+// DefaultPassword is the login user's password: the harness sets it whenever
+// it uses DefaultUser, so every cluster agrees on it.
+const DefaultPassword = "brine-test-password"
+
+// defaultPasswordHash is DefaultPassword hashed with a fixed salt
+// (`openssl passwd -6 -salt brinetesthosts brine-test-password`), so the
+// harness can tell whether /etc/shadow already holds it without rewriting it.
+const defaultPasswordHash = "$6$brinetesthosts$fGsPRKX6Qm5oCdaeia2oAfH2aA//mynJbGEVDCeCng8gnCM0B98IpyIenzSSVOMaMnXcJ29ikwFw0H1sZY6jU."
+
+// MaxHosts is the largest cluster: a /24 minus network, bridge and broadcast.
+const MaxHosts = 253
+
+// HostOptions are the per-host variations used by fault and sudo tests. The
+// zero value is a well-behaved host: passwordless sudo, python3 on PATH,
+// public-key login only.
+type HostOptions struct {
+	// NoSudo leaves the host's sudoers.d empty: the login user has no sudo
+	// rights at all.
+	NoSudo bool `json:"no_sudo,omitempty"`
+	// SudoPassword makes sudo ask for the login user's password
+	// (Config.Password) every time, without a lecture.
+	SudoPassword bool `json:"sudo_password,omitempty"`
+	// RequireTTY adds `Defaults requiretty` to the host's sudoers.d, so sudo
+	// fails without a pty (Salt's "sudo is configured with requiretty").
+	RequireTTY bool `json:"require_tty,omitempty"`
+	// PasswordAuth lets the host's sshd accept the login user's password
+	// (Config.Password); otherwise only public keys are accepted.
+	PasswordAuth bool `json:"password_auth,omitempty"`
+	// NoPython hides every python interpreter from the host: overlayfs
+	// whiteouts remove the python* entries of the system bin directories and
+	// of the controller's PATH, and /root (where pyenv lives here) is private
+	// anyway, so `command -v python3` finds nothing, for root and the user.
+	NoPython bool `json:"no_python,omitempty"`
+}
+
+// needsRoot reports whether o can only be honoured with private mount
+// namespaces and a root-owned sshd.
+func (o HostOptions) needsRoot() bool {
+	return o.NoSudo || o.SudoPassword || o.RequireTTY || o.PasswordAuth || o.NoPython
+}
+
+// Config describes a cluster to Start.
+type Config struct {
+	// N is the number of hosts, 1..MaxHosts.
+	N int
+	// Mode selects the networking; ModeAuto by default.
+	Mode Mode
+	// User is the login user; DefaultUser when empty. Ignored (the current
+	// user is used) when not running as root.
+	User string
+	// Password is User's password; DefaultPassword when empty. See the
+	// package documentation for why it is per user, not per host.
+	Password string
+	// Defaults apply to every host that Hosts does not name.
+	Defaults HostOptions
+	// Hosts overrides Defaults for the named hosts ("host2").
+	Hosts map[string]HostOptions
+	// Dir receives roster, known_hosts, key, key.pub and state.json. When
+	// empty a directory inside the cluster's work directory is used and
+	// removed by Close.
+	Dir string
+	// Detach starts sshd in their own sessions and marks the cluster as
+	// outliving the process that started it: it stays until Close (from Load)
+	// or until Dir/state.json disappears and a later Cleanup runs.
+	Detach bool
+	// LogLevel is sshd's LogLevel; VERBOSE when empty.
+	LogLevel string
+	// Logf, when set, receives progress lines (t.Logf in tests).
+	Logf func(format string, args ...any)
+}
+
+// ErrUnsupported is returned for an operation or option that the cluster's
+// mode cannot provide (LinkDown in ModeLoopback, NoPython without root).
+var ErrUnsupported = errors.New("not supported in this mode")
+
+// ErrNoSSHD means no sshd binary was found; run scripts/install-deps.sh.
+var ErrNoSSHD = errors.New("sshd not found (run scripts/install-deps.sh)")
+
+// ErrNoHost is returned for a host ID the cluster does not have.
+var ErrNoHost = errors.New("no such host")
+
+// ErrNotPrivate is returned by HostPath for a path that is not under one of
+// the host's private directories.
+var ErrNotPrivate = errors.New("path is not private to the host")
+
+// ExitError is returned by Exec when the command ran and exited non-zero.
+type ExitError struct {
+	Host   string
+	Code   int
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("exec on %s: exit status %d: %s", e.Host, e.Code, e.Stderr)
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.N < 1 || c.N > MaxHosts {
+		return c, fmt.Errorf("testhosts: N=%d out of range 1..%d", c.N, MaxHosts)
+	}
+	if c.User == "" {
+		c.User = DefaultUser
+	}
+	if c.Password == "" {
+		c.Password = DefaultPassword
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "VERBOSE"
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	switch c.Mode {
+	case ModeAuto, ModeNetns, ModeLoopback:
+	default:
+		return c, fmt.Errorf("testhosts: unknown mode %q", c.Mode)
+	}
+	for id := range c.Hosts {
+		if hostIndex(id) < 1 || hostIndex(id) > c.N {
+			return c, fmt.Errorf("testhosts: options for %s: %w", id, ErrNoHost)
+		}
+	}
+	return c, nil
+}
+
+// options returns the HostOptions of host id.
+func (c Config) options(id string) HostOptions {
+	if o, ok := c.Hosts[id]; ok {
+		return o
+	}
+	return c.Defaults
+}

@@ -1,0 +1,5 @@
+package testhosts_test
+
+import "syscall"
+
+var syscallECONNREFUSED = syscall.ECONNREFUSED

@@ -1,0 +1,449 @@
+package testhosts
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// hostState is the recorded, static description of one host; the pids of its
+// processes live in pid files in Dir so that Cleanup finds them even when
+// the owner crashed before writing state.json.
+type hostState struct {
+	ID      string      `json:"id"`
+	Index   int         `json:"index"`
+	IP      string      `json:"ip"`
+	Port    int         `json:"port"`
+	Netns   string      `json:"netns,omitempty"`
+	Veth    string      `json:"veth,omitempty"`
+	Dir     string      `json:"dir"`
+	Options HostOptions `json:"options"`
+	// PythonDirs are the directories whose python* entries a NoPython host
+	// hides (see hidePython).
+	PythonDirs []string `json:"python_dirs,omitempty"`
+}
+
+func (h *hostState) path(name string) string { return filepath.Join(h.Dir, name) }
+func (h *hostState) addr() string            { return net.JoinHostPort(h.IP, strconv.Itoa(h.Port)) }
+func (h *hostState) hostKeyPath() string     { return h.path("ssh_host_ed25519_key") }
+
+// privateDir is a path that each host sees backed by its own directory.
+type privateDir struct {
+	InHost  string // path inside the host
+	Backing string // name under the host's fs/ directory
+	Mode    os.FileMode
+	Owner   bool // owned by the login user
+	File    bool
+}
+
+// privateDirs lists the host's private paths for login user u. Longer paths
+// come after shorter ones only where they do not nest.
+func privateDirs(u loginUser) []privateDir {
+	return []privateDir{
+		{InHost: "/tmp", Backing: "tmp", Mode: 0o1777},
+		{InHost: "/var/tmp", Backing: "var_tmp", Mode: 0o1777},
+		{InHost: "/etc/salt", Backing: "etc_salt", Mode: 0o755},
+		{InHost: "/root", Backing: "root", Mode: 0o700},
+		{InHost: u.Home, Backing: "home", Mode: 0o755, Owner: true},
+		{InHost: "/etc/sudoers.d", Backing: "sudoers.d", Mode: 0o755},
+		{InHost: "/etc/hosts", Backing: "hosts", Mode: 0o644, File: true},
+	}
+}
+
+// prepareHost creates host h's directory: private trees, sudoers, hosts
+// file, host key and authorized_keys (the client key). Isolation-only parts
+// are skipped when !isolated.
+func (c *Cluster) prepareHost(h *hostState, clientPub []byte) error {
+	if err := os.MkdirAll(h.path("fs"), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", h.Dir, err)
+	}
+	if _, err := newKey(h.hostKeyPath(), "root@"+h.ID); err != nil {
+		return fmt.Errorf("host key of %s: %w", h.ID, err)
+	}
+	if err := os.WriteFile(h.path("authorized_keys"), clientPub, 0o644); err != nil {
+		return fmt.Errorf("authorized_keys of %s: %w", h.ID, err)
+	}
+	if !c.st.Isolated {
+		return nil
+	}
+	for _, pd := range privateDirs(c.st.User) {
+		if err := c.makePrivate(h, pd); err != nil {
+			return fmt.Errorf("private %s of %s: %w", pd.InHost, h.ID, err)
+		}
+	}
+	if h.Options.NoPython {
+		if err := c.hidePython(h); err != nil {
+			return fmt.Errorf("hide python on %s: %w", h.ID, err)
+		}
+	}
+	if s := sudoers(c.st.User.Name, h.Options); s != "" {
+		if err := os.WriteFile(filepath.Join(h.path("fs"), "sudoers.d", "brine-testhosts"), []byte(s), 0o440); err != nil {
+			return fmt.Errorf("sudoers of %s: %w", h.ID, err)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) makePrivate(h *hostState, pd privateDir) error {
+	p := filepath.Join(h.path("fs"), pd.Backing)
+	if pd.File {
+		return os.WriteFile(p, []byte(c.hostsFile(h)), pd.Mode)
+	}
+	if err := os.Mkdir(p, pd.Mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(p, pd.Mode); err != nil { // Mkdir obeys the umask
+		return err
+	}
+	if !pd.Owner {
+		return nil
+	}
+	// A home as useradd would make it, so login shells behave normally.
+	if err := copySkel(p, c.st.User); err != nil {
+		return err
+	}
+	return os.Chown(p, c.st.User.UID, c.st.User.GID)
+}
+
+func copySkel(dst string, u loginUser) error {
+	ents, _ := os.ReadDir("/etc/skel")
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/etc/skel", e.Name()))
+		if err != nil {
+			return err
+		}
+		f := filepath.Join(dst, e.Name())
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			return err
+		}
+		if err := os.Chown(f, u.UID, u.GID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostsFile is the host's private /etc/hosts: its own name on 127.0.1.1 (so
+// sudo can resolve the hostname) and every host of the cluster by ID.
+func (c *Cluster) hostsFile(self *hostState) string {
+	var b strings.Builder
+	b.WriteString("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	fmt.Fprintf(&b, "127.0.1.1\t%s\n", self.ID)
+	if c.st.Mode == ModeNetns {
+		fmt.Fprintf(&b, "%s\tcontroller\n", bridgeIP(c.st.Cluster))
+		for _, h := range c.st.Hosts {
+			fmt.Fprintf(&b, "%s\t%s\n", h.IP, h.ID)
+		}
+	}
+	return b.String()
+}
+
+// sshdConfig renders host h's sshd_config.
+func (c *Cluster) sshdConfig(h *hostState) string {
+	pw := "no"
+	if h.Options.PasswordAuth {
+		pw = "yes"
+	}
+	listen := "0.0.0.0"
+	if c.st.Mode == ModeLoopback {
+		listen = "127.0.0.1"
+	}
+	sftp := "internal-sftp"
+	if _, err := os.Stat("/usr/lib/openssh/sftp-server"); err == nil {
+		sftp = "/usr/lib/openssh/sftp-server"
+	}
+	return fmt.Sprintf(`# generated by internal/testhosts for %[1]s
+ListenAddress %[2]s:%[3]d
+AddressFamily inet
+HostKey %[4]s
+PidFile none
+AuthorizedKeysFile %[5]s .ssh/authorized_keys
+StrictModes no
+UsePAM no
+PubkeyAuthentication yes
+PasswordAuthentication %[6]s
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+UseDNS no
+PrintMotd no
+PrintLastLog no
+X11Forwarding no
+MaxStartups 200
+MaxSessions 64
+LogLevel %[7]s
+AcceptEnv LANG LC_*
+Subsystem sftp %[8]s
+`, h.ID, listen, h.Port, h.hostKeyPath(), h.path("authorized_keys"), pw, c.st.LogLevel, sftp)
+}
+
+// holderScript is run by the holder process inside the host's fresh mount
+// and UTS namespaces: it bind-mounts the private directories, hides python
+// if asked, sets the hostname, says "ready" and then sleeps forever to keep
+// the namespaces alive for sshd, StartHost and Exec.
+func (c *Cluster) holderScript(h *hostState) string {
+	var b strings.Builder
+	b.WriteString("set -e\n")
+	for _, pd := range privateDirs(c.st.User) {
+		fmt.Fprintf(&b, "mount --bind %s %s\n", shq(filepath.Join(h.path("fs"), pd.Backing)), shq(pd.InHost))
+	}
+	for i, d := range h.PythonDirs {
+		base := filepath.Join(h.path("fs"), "nopython", strconv.Itoa(i))
+		fmt.Fprintf(&b, "mount -t overlay brine-nopython -o %s %s\n",
+			shq("lowerdir="+d+",upperdir="+base+"/upper,workdir="+base+"/work"), shq(d))
+	}
+	fmt.Fprintf(&b, "hostname %s\n", shq(h.ID))
+	b.WriteString("echo ready\nexec sleep infinity </dev/null >/dev/null 2>&1\n")
+	return b.String()
+}
+
+// pythonDirs finds every directory a login shell could search for python:
+// the system bin directories and the controller's own PATH (which here
+// includes pyenv shims), resolved through symlinks, that hold python*
+// entries; it maps each to those entry names. Directories under private
+// paths (/root, /tmp, the home) need no hiding: they are empty in a host.
+func pythonDirs(private []privateDir) map[string][]string {
+	dirs := []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
+	out := map[string][]string{}
+	for _, d := range dirs {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil || !filepath.IsAbs(real) || underPrivate(real, private) {
+			continue
+		}
+		if _, done := out[real]; done {
+			continue
+		}
+		ms, _ := filepath.Glob(filepath.Join(real, "python*"))
+		var names []string
+		for _, m := range ms {
+			if st, err := os.Lstat(m); err == nil && !st.IsDir() {
+				names = append(names, filepath.Base(m))
+			}
+		}
+		if len(names) > 0 {
+			out[real] = names
+		}
+	}
+	return out
+}
+
+// hidePython prepares, for a NoPython host, one overlayfs upper directory
+// per python directory holding a whiteout (a 0/0 character device) for each
+// python* entry; the holder mounts them over the real directories, so the
+// names do not exist at all in the host (a /dev/null bind mount would still
+// be reported by bash's `command -v`). Writes to those directories land in
+// the host's upper directory, so installing python there stays per host.
+func (c *Cluster) hidePython(h *hostState) error {
+	dirs := pythonDirs(privateDirs(c.st.User))
+	keys := make([]string, 0, len(dirs))
+	for d := range dirs {
+		keys = append(keys, d)
+	}
+	sort.Strings(keys)
+	for i, d := range keys {
+		base := filepath.Join(h.path("fs"), "nopython", strconv.Itoa(i))
+		for _, sub := range []string{"upper", "work"} {
+			if err := os.MkdirAll(filepath.Join(base, sub), 0o755); err != nil {
+				return err
+			}
+		}
+		for _, n := range dirs[d] {
+			if err := syscall.Mknod(filepath.Join(base, "upper", n), syscall.S_IFCHR, 0); err != nil {
+				return fmt.Errorf("whiteout %s/%s: %w", d, n, err)
+			}
+		}
+		h.PythonDirs = append(h.PythonDirs, d)
+	}
+	return nil
+}
+
+func underPrivate(p string, private []privateDir) bool {
+	for _, pd := range private {
+		if p == pd.InHost || strings.HasPrefix(p, pd.InHost+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// shq quotes s for sh.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// cleanEnv is the environment of everything the harness starts in a host,
+// so the controller's PATH (pyenv, cargo, go) never leaks into one.
+func cleanEnv() []string {
+	return []string{
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=/root", "LANG=C.UTF-8",
+	}
+}
+
+// startHolder starts host h's namespace holder and waits for its "ready".
+func (c *Cluster) startHolder(ctx context.Context, h *hostState) error {
+	script := h.path("holder.sh")
+	if err := os.WriteFile(script, []byte(c.holderScript(h)), 0o755); err != nil {
+		return fmt.Errorf("write holder script: %w", err)
+	}
+	args := []string{"unshare", "--mount", "--uts", "--propagation", "private", "sh", script}
+	if c.st.Mode == ModeNetns {
+		args = append([]string{"ip", "netns", "exec", h.Netns}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = cleanEnv()
+	cmd.Dir = "/"
+	logf, err := os.OpenFile(h.path("holder.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	ref, err := startProc(cmd, c.st.Detached)
+	if err != nil {
+		return fmt.Errorf("start holder of %s: %w", h.ID, err)
+	}
+	if err := writeJSON(h.path("holder.pid"), ref, 0o644); err != nil {
+		return err
+	}
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(out).ReadString('\n')
+		line <- s
+	}()
+	select {
+	case s := <-line:
+		if strings.TrimSpace(s) != "ready" {
+			b, _ := os.ReadFile(h.path("holder.log"))
+			return fmt.Errorf("start holder of %s: %s", h.ID, strings.TrimSpace(string(b)))
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("start holder of %s: %w", h.ID, context.Cause(ctx))
+	}
+}
+
+// holder returns host h's holder process, if it runs.
+func holderOf(hostDir string) (procRef, bool) {
+	var r procRef
+	if err := readJSON(filepath.Join(hostDir, "holder.pid"), &r); err != nil {
+		return r, false
+	}
+	return r, r.alive()
+}
+
+// nsenter returns the argv prefix that runs a command inside host h's
+// namespaces (empty when the cluster is not isolated).
+func (c *Cluster) nsenter(h *hostState) ([]string, error) {
+	if !c.st.Isolated {
+		return nil, nil
+	}
+	r, ok := holderOf(h.Dir)
+	if !ok {
+		return nil, fmt.Errorf("namespaces of %s are gone", h.ID)
+	}
+	args := []string{"nsenter", "-t", strconv.Itoa(r.Pid), "-m", "-u"}
+	if c.st.Mode == ModeNetns {
+		args = append(args, "-n")
+	}
+	return append(args, "--"), nil
+}
+
+// startSSHD writes host h's sshd_config, starts sshd inside the host and
+// waits until it answers with an SSH banner.
+func (c *Cluster) startSSHD(ctx context.Context, h *hostState) error {
+	if err := os.WriteFile(h.path("sshd_config"), []byte(c.sshdConfig(h)), 0o644); err != nil {
+		return fmt.Errorf("write sshd_config: %w", err)
+	}
+	pre, err := c.nsenter(h)
+	if err != nil {
+		return err
+	}
+	args := append(pre, c.st.SSHD, "-D", "-f", h.path("sshd_config"), "-E", h.path("sshd.log"))
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = cleanEnv()
+	cmd.Dir = "/"
+	ref, err := startProc(cmd, c.st.Detached)
+	if err != nil {
+		return fmt.Errorf("start sshd of %s: %w", h.ID, err)
+	}
+	if err := writeJSON(h.path("sshd.pid"), ref, 0o644); err != nil {
+		return err
+	}
+	return waitBanner(ctx, h, ref)
+}
+
+// waitBanner polls h until sshd sends its "SSH-2.0-" banner.
+func waitBanner(ctx context.Context, h *hostState, sshd procRef) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for {
+		if !sshd.alive() {
+			b, _ := os.ReadFile(h.path("sshd.log"))
+			return fmt.Errorf("sshd of %s exited: %s", h.ID, strings.TrimSpace(string(b)))
+		}
+		if bannerOK(ctx, h.addr()) {
+			return nil
+		}
+		if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+			return fmt.Errorf("wait for sshd of %s on %s: %w", h.ID, h.addr(), err)
+		}
+	}
+}
+
+func bannerOK(ctx context.Context, addr string) bool {
+	d := net.Dialer{Timeout: 500 * time.Millisecond}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	s, err := bufio.NewReader(conn).ReadString('\n')
+	return err == nil && strings.HasPrefix(s, "SSH-")
+}
+
+// hostProcs lists the sshd of the host in hostDir and everything else
+// running in its namespaces; the holder too when withHolder.
+func hostProcs(hostDir string, withHolder bool) []procRef {
+	var refs []procRef
+	var sshd procRef
+	if readJSON(filepath.Join(hostDir, "sshd.pid"), &sshd) == nil && sshd.alive() {
+		refs = append(refs, sshd)
+	}
+	holder, ok := holderOf(hostDir)
+	if !ok {
+		return refs
+	}
+	if ns, err := holder.mntNS(); err == nil {
+		for _, pid := range pidsInMntNS(ns) {
+			if r, err := refOf(pid); err == nil && pid != holder.Pid && pid != sshd.Pid {
+				refs = append(refs, r)
+			}
+		}
+	}
+	if withHolder {
+		refs = append(refs, holder)
+	}
+	return refs
+}
+
+// stopHostProcs kills the sshd of the host in hostDir and everything else
+// running in its namespaces, but not the holder.
+func stopHostProcs(ctx context.Context, hostDir string) error {
+	return killAll(ctx, hostProcs(hostDir, false))
+}
