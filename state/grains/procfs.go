@@ -177,8 +177,8 @@ func parseResolv(text string) map[string]any {
 			search = toAny(args)
 		case "sortlist":
 			for _, a := range args {
-				if p, err := netip.ParsePrefix(a); err == nil && p.Addr().Is4() {
-					sortlist = append(sortlist, p.Masked().Addr().String()+"/"+v4Mask(p.Bits()))
+				if s, ok := sortlistEntry(a); ok && !containsAny(sortlist, s) {
+					sortlist = append(sortlist, s)
 				}
 			}
 		case "options":
@@ -229,4 +229,44 @@ var dmiGrains = [][2]string{
 	{"biosreleasedate", "bios_date"},
 	{"uuid", "product_uuid"},
 	{"serialnumber", "product_serial"},
+}
+
+// sortlistEntry parses addr[/mask] (mask dotted or a length) into
+// Python's ip_network(...).with_netmask; without a mask the classful
+// netmask applies (salt.utils.network.natural_ipv4_netmask). Networks
+// with host bits set are rejected, as ip_network(strict=True) does.
+func sortlistEntry(a string) (string, bool) {
+	addrText, maskText, hasMask := strings.Cut(a, "/")
+	addr, err := netip.ParseAddr(addrText)
+	if err != nil || !addr.Is4() {
+		return "", false
+	}
+	bits := 8
+	switch b := addr.As4()[0]; {
+	case b >= 192:
+		bits = 24
+	case b >= 128:
+		bits = 16
+	}
+	if hasMask {
+		if n, err := strconv.Atoi(maskText); err == nil {
+			bits = n
+		} else if m, err := netip.ParseAddr(maskText); err == nil && m.Is4() {
+			bits = 0
+			for _, x := range m.As4() {
+				for i := 7; i >= 0; i-- {
+					if x&(1<<i) != 0 {
+						bits++
+					}
+				}
+			}
+		} else {
+			return "", false
+		}
+	}
+	p, err := addr.Prefix(bits)
+	if err != nil || (hasMask && p.Addr() != addr) {
+		return "", false
+	}
+	return p.Addr().String() + "/" + v4Mask(bits), true
 }
