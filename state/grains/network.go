@@ -14,8 +14,9 @@ import (
 )
 
 // lookupTimeout bounds each DNS lookup behind fqdn, fqdn_ip* and fqdns,
-// so that a host with a dead resolver still gathers promptly.
-const lookupTimeout = 800 * time.Millisecond
+// so that a host with a slow or lossy resolver still gathers promptly;
+// fqdns is then partial, where Salt would wait out the resolver.
+const lookupTimeout = 250 * time.Millisecond
 
 type iface struct {
 	name        string
