@@ -1,0 +1,1303 @@
+package jinja
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// parser is a recursive-descent parser following jinja2/parser.py's
+// grammar and precedence.
+type parser struct {
+	toks []token
+	i    int
+	// blockStack holds the names of open block tags, for error messages.
+	blockStack []string
+}
+
+func parse(src string, opts lexOptions) ([]node, error) {
+	toks, err := lex(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	body, err := p.subparse(nil)
+	if err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+func (p *parser) cur() token  { return p.toks[p.i] }
+func (p *parser) peek() token { return p.toks[min(p.i+1, len(p.toks)-1)] }
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if p.i < len(p.toks)-1 {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) isOp(v string) bool   { t := p.cur(); return t.kind == tOp && t.val == v }
+func (p *parser) isName(v string) bool { t := p.cur(); return t.kind == tName && t.val == v }
+
+func (p *parser) skipOp(v string) bool {
+	if p.isOp(v) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) skipName(v string) bool {
+	if p.isName(v) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func describe(t token) string {
+	switch t.kind {
+	case tEOF:
+		return "end of template"
+	case tVarEnd:
+		return "end of print statement"
+	case tBlockEnd:
+		return "end of statement block"
+	case tVarBegin:
+		return "begin of print statement"
+	case tBlockBegin:
+		return "begin of statement block"
+	case tString:
+		return "string"
+	case tInt:
+		return "integer"
+	case tFloat:
+		return "float"
+	case tData:
+		return "template data / text"
+	}
+	return t.val
+}
+
+func (p *parser) fail(format string, args ...any) error {
+	return syntaxErr(p.cur().line, format, args...)
+}
+
+func (p *parser) expectOp(v string) error {
+	if !p.skipOp(v) {
+		return p.fail("expected token '%s', got '%s'", v, describe(p.cur()))
+	}
+	return nil
+}
+
+func (p *parser) expectName(v string) error {
+	if !p.skipName(v) {
+		return p.fail("expected token '%s', got '%s'", v, describe(p.cur()))
+	}
+	return nil
+}
+
+func (p *parser) expectBlockEnd() error {
+	if p.cur().kind != tBlockEnd {
+		return p.fail("expected token 'end of statement block', got '%s'", describe(p.cur()))
+	}
+	p.next()
+	return nil
+}
+
+func (p *parser) identifier() (string, error) {
+	t := p.cur()
+	if t.kind != tName {
+		return "", p.fail("expected token 'name', got '%s'", describe(t))
+	}
+	p.next()
+	return t.val, nil
+}
+
+// subparse reads nodes until a block tag whose name is in ends; it leaves
+// the parser on that tag's name token.
+func (p *parser) subparse(ends []string) ([]node, error) {
+	var body []node
+	for {
+		t := p.cur()
+		switch t.kind {
+		case tEOF:
+			if ends != nil {
+				return nil, p.unexpectedEnd(ends)
+			}
+			return body, nil
+		case tData:
+			p.next()
+			body = append(body, &dataNode{pos{t.line}, t.val})
+		case tVarBegin:
+			p.next()
+			e, err := p.parseTuple(false, true)
+			if err != nil {
+				return nil, err
+			}
+			if p.cur().kind != tVarEnd {
+				return nil, p.fail("expected token 'end of print statement', got '%s'", describe(p.cur()))
+			}
+			p.next()
+			body = append(body, &outputNode{pos{t.line}, e})
+		case tBlockBegin:
+			p.next()
+			nt := p.cur()
+			if nt.kind == tName && contains(ends, nt.val) {
+				return body, nil
+			}
+			n, err := p.statement()
+			if err != nil {
+				return nil, err
+			}
+			if n != nil {
+				body = append(body, n)
+			}
+		default:
+			return nil, p.fail("unexpected '%s'", describe(t))
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) unexpectedEnd(ends []string) error {
+	quoted := make([]string, len(ends))
+	for i, e := range ends {
+		quoted[i] = "'" + e + "'"
+	}
+	msg := "Unexpected end of template. Jinja was looking for the following tags: " + strings.Join(quoted, " or ") + "."
+	if n := len(p.blockStack); n > 0 {
+		msg += fmt.Sprintf(" The innermost block that needs to be closed is '%s'.", p.blockStack[n-1])
+	}
+	return p.fail("%s", msg)
+}
+
+// body parses statements up to one of ends and returns which end matched;
+// with drop it also consumes the end tag.
+func (p *parser) body(ends []string, drop bool) ([]node, string, error) {
+	b, err := p.subparse(ends)
+	if err != nil {
+		return nil, "", err
+	}
+	end := p.cur().val
+	if drop {
+		p.next()
+		if err := p.expectBlockEnd(); err != nil {
+			return nil, "", err
+		}
+	}
+	return b, end, nil
+}
+
+func (p *parser) statement() (node, error) {
+	t := p.cur()
+	if t.kind != tName {
+		return nil, p.fail("tag name expected")
+	}
+	p.blockStack = append(p.blockStack, t.val)
+	defer func() { p.blockStack = p.blockStack[:len(p.blockStack)-1] }()
+	line := t.line
+	switch t.val {
+	case "if":
+		return p.parseIf(line)
+	case "for":
+		return p.parseFor(line)
+	case "set":
+		return p.parseSet(line)
+	case "macro":
+		return p.parseMacro(line)
+	case "call":
+		return p.parseCallBlock(line)
+	case "filter":
+		return p.parseFilterBlock(line)
+	case "do":
+		p.next()
+		e, err := p.parseTuple(false, true)
+		if err != nil {
+			return nil, err
+		}
+		return &doNode{pos{line}, e}, p.expectBlockEnd()
+	case "break", "continue":
+		p.next()
+		if !p.inLoop() {
+			return nil, syntaxErr(line, "Encountered unknown tag '%s'.", t.val)
+		}
+		if err := p.expectBlockEnd(); err != nil {
+			return nil, err
+		}
+		if t.val == "break" {
+			return &breakNode{pos{line}}, nil
+		}
+		return &continueNode{pos{line}}, nil
+	case "include":
+		return p.parseInclude(line)
+	case "import":
+		return p.parseImport(line, "")
+	case "from":
+		return p.parseFrom(line)
+	case "with":
+		return p.parseWith(line)
+	case "import_yaml", "import_json", "import_text":
+		return p.parseImport(line, strings.TrimPrefix(t.val, "import_"))
+	case "load_yaml", "load_json", "load_text":
+		return p.parseLoad(line, strings.TrimPrefix(t.val, "load_"))
+	case "profile":
+		return p.parseProfile(line)
+	case "block":
+		return p.parseBlock(line)
+	case "extends":
+		p.next()
+		e, err := p.parseExpression(true)
+		if err != nil {
+			return nil, err
+		}
+		return &extendsNode{pos{line}, e}, p.expectBlockEnd()
+	case "autoescape":
+		p.next()
+		if _, err := p.parseExpression(true); err != nil {
+			return nil, err
+		}
+		if err := p.expectBlockEnd(); err != nil {
+			return nil, err
+		}
+		b, _, err := p.body([]string{"endautoescape"}, true)
+		return &scopeNode{pos{line}, b}, err
+	}
+	return nil, p.unknownTag(t)
+}
+
+func (p *parser) inLoop() bool {
+	for i := len(p.blockStack) - 2; i >= 0; i-- {
+		switch p.blockStack[i] {
+		case "for":
+			return true
+		case "macro", "call":
+			return false
+		}
+	}
+	return false
+}
+
+func (p *parser) unknownTag(t token) error {
+	for i := len(p.blockStack) - 2; i >= 0; i-- {
+		_ = i
+	}
+	if len(p.blockStack) > 1 {
+		return syntaxErr(t.line, "Encountered unknown tag '%s'. Jinja was looking for the following tags: %s. The innermost block that needs to be closed is '%s'.",
+			t.val, expectedEnds(p.blockStack[len(p.blockStack)-2]), p.blockStack[len(p.blockStack)-2])
+	}
+	return syntaxErr(t.line, "Encountered unknown tag '%s'.", t.val)
+}
+
+func expectedEnds(block string) string {
+	switch block {
+	case "if":
+		return "'elif' or 'else' or 'endif'"
+	case "for":
+		return "'endfor' or 'else'"
+	}
+	return "'end" + block + "'"
+}
+
+func (p *parser) parseIf(line int) (node, error) {
+	n := &ifNode{pos: pos{line}}
+	p.next()
+	for {
+		cond, err := p.parseTuple(false, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectBlockEnd(); err != nil {
+			return nil, err
+		}
+		b, end, err := p.body([]string{"elif", "else", "endif"}, false)
+		if err != nil {
+			return nil, err
+		}
+		n.conds = append(n.conds, cond)
+		n.bodies = append(n.bodies, b)
+		p.next()
+		switch end {
+		case "elif":
+			continue
+		case "else":
+			if err := p.expectBlockEnd(); err != nil {
+				return nil, err
+			}
+			n.orelse, _, err = p.body([]string{"endif"}, true)
+			return n, err
+		}
+		return n, p.expectBlockEnd()
+	}
+}
+
+func (p *parser) parseFor(line int) (node, error) {
+	p.next()
+	target, err := p.parseAssignTarget()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectName("in"); err != nil {
+		return nil, err
+	}
+	iter, err := p.parseTuple(true, false)
+	if err != nil {
+		return nil, err
+	}
+	n := &forNode{pos: pos{line}, target: target, iter: iter}
+	if p.skipName("if") {
+		if n.filter, err = p.parseTuple(false, false); err != nil {
+			return nil, err
+		}
+	}
+	n.recursive = p.skipName("recursive")
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	b, end, err := p.body([]string{"endfor", "else"}, true)
+	if err != nil {
+		return nil, err
+	}
+	n.body = b
+	if end == "else" {
+		n.orelse, _, err = p.body([]string{"endfor"}, true)
+	}
+	return n, err
+}
+
+func (p *parser) parseSet(line int) (node, error) {
+	p.next()
+	target, err := p.parseAssignTarget()
+	if err != nil {
+		return nil, err
+	}
+	if p.skipOp("=") {
+		v, err := p.parseTuple(false, true)
+		if err != nil {
+			return nil, err
+		}
+		return &setNode{pos{line}, target, v}, p.expectBlockEnd()
+	}
+	n := &setBlockNode{pos: pos{line}, target: target}
+	for p.skipOp("|") {
+		f, err := p.parseFilterCall(nil)
+		if err != nil {
+			return nil, err
+		}
+		n.filters = append(n.filters, f)
+	}
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	n.body, _, err = p.body([]string{"endset"}, true)
+	return n, err
+}
+
+func (p *parser) parseAssignTarget() (expr, error) {
+	line := p.cur().line
+	var items []expr
+	for {
+		name, err := p.identifier()
+		if err != nil {
+			return nil, err
+		}
+		var e expr = &nameExpr{pos{line}, name}
+		if p.skipOp(".") {
+			attr, err := p.identifier()
+			if err != nil {
+				return nil, err
+			}
+			e = &getattrExpr{pos{line}, e, attr}
+		}
+		items = append(items, e)
+		if !p.skipOp(",") {
+			break
+		}
+	}
+	if len(items) == 1 {
+		return items[0], nil
+	}
+	return &tupleExpr{pos{line}, items}, nil
+}
+
+// parseSignature reads "(a, b=1)" for macros and call blocks.
+func (p *parser) parseSignature(m *macroDef) error {
+	if err := p.expectOp("("); err != nil {
+		return err
+	}
+	for !p.isOp(")") {
+		if len(m.params) > 0 {
+			if err := p.expectOp(","); err != nil {
+				return err
+			}
+			if p.isOp(")") {
+				break
+			}
+		}
+		name, err := p.identifier()
+		if err != nil {
+			return err
+		}
+		m.params = append(m.params, name)
+		if p.skipOp("=") {
+			d, err := p.parseExpression(true)
+			if err != nil {
+				return err
+			}
+			m.defaults = append(m.defaults, d)
+		} else if len(m.defaults) > 0 {
+			return p.fail("non-default argument follows default argument")
+		}
+	}
+	p.next()
+	return nil
+}
+
+func (p *parser) parseMacro(line int) (node, error) {
+	p.next()
+	name, err := p.identifier()
+	if err != nil {
+		return nil, err
+	}
+	m := &macroDef{name: name}
+	if err := p.parseSignature(m); err != nil {
+		return nil, err
+	}
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	m.body, _, err = p.body([]string{"endmacro"}, true)
+	return &macroNode{pos{line}, name, m}, err
+}
+
+func (p *parser) parseCallBlock(line int) (node, error) {
+	p.next()
+	m := &macroDef{name: "caller"}
+	if p.isOp("(") {
+		if err := p.parseSignature(m); err != nil {
+			return nil, err
+		}
+	}
+	e, err := p.parseExpression(true)
+	if err != nil {
+		return nil, err
+	}
+	call, ok := e.(*callExpr)
+	if !ok {
+		return nil, syntaxErr(line, "expected call")
+	}
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	m.body, _, err = p.body([]string{"endcall"}, true)
+	return &callBlockNode{pos{line}, call, m}, err
+}
+
+func (p *parser) parseFilterBlock(line int) (node, error) {
+	p.next()
+	n := &filterBlockNode{pos: pos{line}}
+	for {
+		f, err := p.parseFilterCall(nil)
+		if err != nil {
+			return nil, err
+		}
+		n.filters = append(n.filters, f)
+		if !p.skipOp("|") {
+			break
+		}
+	}
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	var err error
+	n.body, _, err = p.body([]string{"endfilter"}, true)
+	return n, err
+}
+
+// parseContextMod reads an optional "with context" / "without context".
+func (p *parser) parseContextMod(def bool) bool {
+	if (p.isName("with") || p.isName("without")) && p.peek().kind == tName && p.peek().val == "context" {
+		with := p.next().val == "with"
+		p.next()
+		return with
+	}
+	return def
+}
+
+func (p *parser) parseInclude(line int) (node, error) {
+	p.next()
+	e, err := p.parseExpression(true)
+	if err != nil {
+		return nil, err
+	}
+	n := &includeNode{pos: pos{line}, template: e}
+	if p.isName("ignore") && p.peek().kind == tName && p.peek().val == "missing" {
+		p.next()
+		p.next()
+		n.ignoreMissing = true
+	}
+	n.withContext = p.parseContextMod(true)
+	return n, p.expectBlockEnd()
+}
+
+func (p *parser) parseImport(line int, loadAs string) (node, error) {
+	p.next()
+	e, err := p.parseExpression(true)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectName("as"); err != nil {
+		return nil, err
+	}
+	target, err := p.identifier()
+	if err != nil {
+		return nil, err
+	}
+	n := &importNode{pos: pos{line}, template: e, target: target, loadAs: loadAs}
+	n.withContext = p.parseContextMod(false)
+	return n, p.expectBlockEnd()
+}
+
+func (p *parser) parseFrom(line int) (node, error) {
+	p.next()
+	e, err := p.parseExpression(true)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectName("import"); err != nil {
+		return nil, err
+	}
+	n := &fromImportNode{pos: pos{line}, template: e}
+	for {
+		if len(n.names) > 0 {
+			if !p.skipOp(",") {
+				break
+			}
+		}
+		if (p.isName("with") || p.isName("without")) && p.peek().val == "context" {
+			break
+		}
+		if p.cur().kind != tName {
+			if len(n.names) == 0 {
+				return nil, p.fail("expected token 'name', got '%s'", describe(p.cur()))
+			}
+			break
+		}
+		name, _ := p.identifier()
+		if strings.HasPrefix(name, "_") {
+			return nil, syntaxErr(line, "names starting with an underline can not be imported")
+		}
+		alias := name
+		if p.skipName("as") {
+			if alias, err = p.identifier(); err != nil {
+				return nil, err
+			}
+		}
+		n.names = append(n.names, [2]string{name, alias})
+	}
+	n.withContext = p.parseContextMod(false)
+	return n, p.expectBlockEnd()
+}
+
+func (p *parser) parseWith(line int) (node, error) {
+	p.next()
+	n := &withNode{pos: pos{line}}
+	for p.cur().kind != tBlockEnd {
+		if len(n.targets) > 0 {
+			if err := p.expectOp(","); err != nil {
+				return nil, err
+			}
+		}
+		t, err := p.parseAssignTarget()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectOp("="); err != nil {
+			return nil, err
+		}
+		v, err := p.parseExpression(true)
+		if err != nil {
+			return nil, err
+		}
+		n.targets = append(n.targets, t)
+		n.values = append(n.values, v)
+	}
+	p.next()
+	var err error
+	n.body, _, err = p.body([]string{"endwith"}, true)
+	return n, err
+}
+
+func (p *parser) parseLoad(line int, format string) (node, error) {
+	p.next()
+	if err := p.expectName("as"); err != nil {
+		return nil, err
+	}
+	target, err := p.parseAssignTarget()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	b, _, err := p.body([]string{"endload"}, true)
+	return &loadNode{pos{line}, format, target, b}, err
+}
+
+// parseProfile accepts Salt's {% profile as 'label' %}...{% endprofile %};
+// Brine does not log profile timings, so the body just runs in place.
+func (p *parser) parseProfile(line int) (node, error) {
+	p.next()
+	if err := p.expectName("as"); err != nil {
+		return nil, err
+	}
+	if _, err := p.parseExpression(true); err != nil {
+		return nil, err
+	}
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	b, _, err := p.body([]string{"endprofile"}, true)
+	return &scopeNode{pos{line}, b}, err
+}
+
+func (p *parser) parseBlock(line int) (node, error) {
+	p.next()
+	name, err := p.identifier()
+	if err != nil {
+		return nil, err
+	}
+	p.skipName("scoped")
+	p.skipName("required")
+	if err := p.expectBlockEnd(); err != nil {
+		return nil, err
+	}
+	b, _, err := p.subparseBlock()
+	if err != nil {
+		return nil, err
+	}
+	return &blockNode{pos{line}, name, b}, nil
+}
+
+func (p *parser) subparseBlock() ([]node, string, error) {
+	b, err := p.subparse([]string{"endblock"})
+	if err != nil {
+		return nil, "", err
+	}
+	p.next()
+	if p.cur().kind == tName {
+		p.next()
+	}
+	return b, "", p.expectBlockEnd()
+}
+
+// Expressions.
+
+// parseTuple parses a comma-separated expression list; a single item
+// without a trailing comma is returned bare.
+func (p *parser) parseTuple(simplified, withCondexpr bool) (expr, error) {
+	line := p.cur().line
+	var items []expr
+	trailing := false
+	for {
+		if len(items) > 0 {
+			if !p.skipOp(",") {
+				break
+			}
+			trailing = true
+		}
+		if p.atTupleEnd() {
+			break
+		}
+		var e expr
+		var err error
+		if simplified {
+			e, err = p.parseOr()
+		} else {
+			e, err = p.parseExpression(withCondexpr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, e)
+		trailing = false
+	}
+	if len(items) == 0 {
+		return nil, p.fail("Expected an expression, got '%s'", describe(p.cur()))
+	}
+	if len(items) == 1 && !trailing {
+		return items[0], nil
+	}
+	return &tupleExpr{pos{line}, items}, nil
+}
+
+func (p *parser) atTupleEnd() bool {
+	t := p.cur()
+	switch t.kind {
+	case tVarEnd, tBlockEnd, tEOF:
+		return true
+	case tOp:
+		return t.val == ")" || t.val == "]" || t.val == "}"
+	case tName:
+		return t.val == "in" || t.val == "if" || t.val == "recursive"
+	}
+	return false
+}
+
+func (p *parser) parseExpression(withCondexpr bool) (expr, error) {
+	if withCondexpr {
+		return p.parseCondexpr()
+	}
+	return p.parseOr()
+}
+
+func (p *parser) parseCondexpr() (expr, error) {
+	line := p.cur().line
+	e, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	for p.skipName("if") {
+		cond, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		var orelse expr
+		if p.skipName("else") {
+			if orelse, err = p.parseCondexpr(); err != nil {
+				return nil, err
+			}
+		}
+		e = &condExpr{pos{line}, cond, e, orelse}
+	}
+	return e, nil
+}
+
+func (p *parser) parseOr() (expr, error) {
+	line := p.cur().line
+	l, err := p.parseAnd()
+	if err != nil {
+		return nil, err
+	}
+	for p.skipName("or") {
+		r, err := p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		l = &binExpr{pos{line}, "or", l, r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseAnd() (expr, error) {
+	line := p.cur().line
+	l, err := p.parseNot()
+	if err != nil {
+		return nil, err
+	}
+	for p.skipName("and") {
+		r, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		l = &binExpr{pos{line}, "and", l, r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseNot() (expr, error) {
+	line := p.cur().line
+	if p.skipName("not") {
+		x, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		return &unaryExpr{pos{line}, "not", x}, nil
+	}
+	return p.parseCompare()
+}
+
+func (p *parser) parseCompare() (expr, error) {
+	line := p.cur().line
+	first, err := p.parseMath1()
+	if err != nil {
+		return nil, err
+	}
+	c := &compareExpr{pos: pos{line}, first: first}
+	for {
+		t := p.cur()
+		var op string
+		switch {
+		case t.kind == tOp && (t.val == "==" || t.val == "!=" || t.val == "<" || t.val == ">" || t.val == "<=" || t.val == ">="):
+			op = t.val
+			p.next()
+		case p.isName("in"):
+			op = "in"
+			p.next()
+		case p.isName("not") && p.peek().kind == tName && p.peek().val == "in":
+			op = "notin"
+			p.next()
+			p.next()
+		default:
+			if len(c.ops) == 0 {
+				return first, nil
+			}
+			return c, nil
+		}
+		r, err := p.parseMath1()
+		if err != nil {
+			return nil, err
+		}
+		c.ops = append(c.ops, op)
+		c.rest = append(c.rest, r)
+	}
+}
+
+func (p *parser) parseMath1() (expr, error) {
+	line := p.cur().line
+	l, err := p.parseConcat()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp("+") || p.isOp("-") {
+		op := p.next().val
+		r, err := p.parseConcat()
+		if err != nil {
+			return nil, err
+		}
+		l = &binExpr{pos{line}, op, l, r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseConcat() (expr, error) {
+	line := p.cur().line
+	l, err := p.parseMath2()
+	if err != nil {
+		return nil, err
+	}
+	items := []expr{l}
+	for p.skipOp("~") {
+		r, err := p.parseMath2()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, r)
+	}
+	if len(items) == 1 {
+		return l, nil
+	}
+	return &concatExpr{pos{line}, items}, nil
+}
+
+func (p *parser) parseMath2() (expr, error) {
+	line := p.cur().line
+	l, err := p.parsePow()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp("*") || p.isOp("/") || p.isOp("//") || p.isOp("%") {
+		op := p.next().val
+		r, err := p.parsePow()
+		if err != nil {
+			return nil, err
+		}
+		l = &binExpr{pos{line}, op, l, r}
+	}
+	return l, nil
+}
+
+func (p *parser) parsePow() (expr, error) {
+	line := p.cur().line
+	l, err := p.parseUnary(true)
+	if err != nil {
+		return nil, err
+	}
+	for p.skipOp("**") {
+		r, err := p.parseUnary(true)
+		if err != nil {
+			return nil, err
+		}
+		l = &binExpr{pos{line}, "**", l, r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseUnary(withFilter bool) (expr, error) {
+	line := p.cur().line
+	var e expr
+	var err error
+	switch {
+	case p.isOp("-") || p.isOp("+"):
+		op := p.next().val
+		x, err := p.parseUnary(false)
+		if err != nil {
+			return nil, err
+		}
+		e = &unaryExpr{pos{line}, op, x}
+	default:
+		if e, err = p.parsePrimary(); err != nil {
+			return nil, err
+		}
+	}
+	if e, err = p.parsePostfix(e); err != nil {
+		return nil, err
+	}
+	if withFilter {
+		return p.parseFilterExpr(e)
+	}
+	return e, nil
+}
+
+func (p *parser) parsePrimary() (expr, error) {
+	t := p.cur()
+	line := t.line
+	switch t.kind {
+	case tName:
+		p.next()
+		switch t.val {
+		case "true", "True":
+			return &constExpr{pos{line}, true}, nil
+		case "false", "False":
+			return &constExpr{pos{line}, false}, nil
+		case "none", "None":
+			return &constExpr{pos{line}, nil}, nil
+		}
+		return &nameExpr{pos{line}, t.val}, nil
+	case tString:
+		p.next()
+		s := t.val
+		for p.cur().kind == tString {
+			s += p.next().val
+		}
+		return &constExpr{pos{line}, s}, nil
+	case tInt:
+		p.next()
+		v, err := strconv.ParseInt(t.val, 0, 64)
+		if err != nil {
+			return nil, syntaxErr(line, "invalid integer %s", t.val)
+		}
+		return &constExpr{pos{line}, int(v)}, nil
+	case tFloat:
+		p.next()
+		v, err := strconv.ParseFloat(t.val, 64)
+		if err != nil {
+			return nil, syntaxErr(line, "invalid float %s", t.val)
+		}
+		return &constExpr{pos{line}, v}, nil
+	case tOp:
+		switch t.val {
+		case "(":
+			p.next()
+			if p.skipOp(")") {
+				return &tupleExpr{pos{line}, nil}, nil
+			}
+			e, err := p.parseTuple(false, true)
+			if err != nil {
+				return nil, err
+			}
+			return e, p.expectOp(")")
+		case "[":
+			return p.parseList()
+		case "{":
+			return p.parseDict()
+		}
+	}
+	return nil, p.fail("unexpected '%s'", describe(t))
+}
+
+func (p *parser) parseList() (expr, error) {
+	line := p.next().line
+	l := &listExpr{pos: pos{line}}
+	for !p.isOp("]") {
+		if len(l.items) > 0 {
+			if err := p.expectOp(","); err != nil {
+				return nil, err
+			}
+			if p.isOp("]") {
+				break
+			}
+		}
+		e, err := p.parseExpression(true)
+		if err != nil {
+			return nil, err
+		}
+		l.items = append(l.items, e)
+	}
+	p.next()
+	return l, nil
+}
+
+func (p *parser) parseDict() (expr, error) {
+	line := p.next().line
+	d := &dictExpr{pos: pos{line}}
+	for !p.isOp("}") {
+		if len(d.keys) > 0 {
+			if err := p.expectOp(","); err != nil {
+				return nil, err
+			}
+			if p.isOp("}") {
+				break
+			}
+		}
+		k, err := p.parseExpression(true)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectOp(":"); err != nil {
+			return nil, err
+		}
+		v, err := p.parseExpression(true)
+		if err != nil {
+			return nil, err
+		}
+		d.keys = append(d.keys, k)
+		d.vals = append(d.vals, v)
+	}
+	p.next()
+	return d, nil
+}
+
+func (p *parser) parsePostfix(e expr) (expr, error) {
+	for {
+		line := p.cur().line
+		switch {
+		case p.isOp("."):
+			p.next()
+			t := p.next()
+			switch t.kind {
+			case tName:
+				e = &getattrExpr{pos{line}, e, t.val}
+			case tInt:
+				n, _ := strconv.Atoi(t.val)
+				e = &getitemExpr{pos{line}, e, &constExpr{pos{line}, n}}
+			default:
+				return nil, syntaxErr(line, "expected name or number")
+			}
+		case p.isOp("["):
+			p.next()
+			k, err := p.parseSubscript()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectOp("]"); err != nil {
+				return nil, err
+			}
+			e = &getitemExpr{pos{line}, e, k}
+		case p.isOp("("):
+			c, err := p.parseCall(e)
+			if err != nil {
+				return nil, err
+			}
+			e = c
+		default:
+			return e, nil
+		}
+	}
+}
+
+func (p *parser) parseSubscript() (expr, error) {
+	line := p.cur().line
+	var parts [3]expr
+	idx := 0
+	isSlice := false
+	for {
+		if p.isOp(":") {
+			p.next()
+			isSlice = true
+			idx++
+			if idx > 2 {
+				return nil, p.fail("invalid slice")
+			}
+			continue
+		}
+		if p.isOp("]") {
+			break
+		}
+		e, err := p.parseExpression(true)
+		if err != nil {
+			return nil, err
+		}
+		if !isSlice && p.isOp(",") {
+			items := []expr{e}
+			for p.skipOp(",") {
+				if p.isOp("]") {
+					break
+				}
+				x, err := p.parseExpression(true)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, x)
+			}
+			return &tupleExpr{pos{line}, items}, nil
+		}
+		parts[idx] = e
+		if !p.isOp(":") {
+			break
+		}
+	}
+	if !isSlice {
+		if parts[0] == nil {
+			return nil, p.fail("expected subscript")
+		}
+		return parts[0], nil
+	}
+	return &sliceExpr{pos{line}, parts[0], parts[1], parts[2]}, nil
+}
+
+// parseArgs reads "(args, k=v, *a, **kw)" into the provided slots.
+func (p *parser) parseArgs() (args []expr, kwnames []string, kwvals []expr, star, dstar expr, err error) {
+	if err = p.expectOp("("); err != nil {
+		return
+	}
+	first := true
+	for !p.isOp(")") {
+		if !first {
+			if err = p.expectOp(","); err != nil {
+				return
+			}
+			if p.isOp(")") {
+				break
+			}
+		}
+		first = false
+		switch {
+		case p.isOp("*"):
+			p.next()
+			star, err = p.parseExpression(true)
+		case p.isOp("**"):
+			p.next()
+			dstar, err = p.parseExpression(true)
+		case p.cur().kind == tName && p.peek().kind == tOp && p.peek().val == "=":
+			name := p.next().val
+			p.next()
+			var v expr
+			v, err = p.parseExpression(true)
+			kwnames = append(kwnames, name)
+			kwvals = append(kwvals, v)
+		default:
+			var v expr
+			v, err = p.parseExpression(true)
+			args = append(args, v)
+		}
+		if err != nil {
+			return
+		}
+	}
+	p.next()
+	return
+}
+
+func (p *parser) parseCall(fn expr) (expr, error) {
+	line := p.cur().line
+	args, kn, kv, star, dstar, err := p.parseArgs()
+	if err != nil {
+		return nil, err
+	}
+	return &callExpr{pos{line}, fn, args, kn, kv, star, dstar}, nil
+}
+
+func (p *parser) parseFilterCall(node expr) (*filterExpr, error) {
+	line := p.cur().line
+	name, err := p.identifier()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp(".") {
+		p.next()
+		part, err := p.identifier()
+		if err != nil {
+			return nil, err
+		}
+		name += "." + part
+	}
+	f := &filterExpr{pos: pos{line}, node: node, name: name}
+	if p.isOp("(") {
+		f.args, f.kwnames, f.kwvals, f.star, f.dstar, err = p.parseArgs()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (p *parser) parseFilterExpr(e expr) (expr, error) {
+	for {
+		switch {
+		case p.isOp("|"):
+			p.next()
+			f, err := p.parseFilterCall(e)
+			if err != nil {
+				return nil, err
+			}
+			e = f
+		case p.isName("is"):
+			t, err := p.parseTest(e)
+			if err != nil {
+				return nil, err
+			}
+			e = t
+		case p.isOp("("):
+			c, err := p.parseCall(e)
+			if err != nil {
+				return nil, err
+			}
+			e = c
+		default:
+			return e, nil
+		}
+	}
+}
+
+func (p *parser) parseTest(e expr) (expr, error) {
+	line := p.next().line
+	negate := p.skipName("not")
+	name, err := p.identifier()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp(".") {
+		p.next()
+		part, err := p.identifier()
+		if err != nil {
+			return nil, err
+		}
+		name += "." + part
+	}
+	t := &testExpr{pos: pos{line}, node: e, name: name, negate: negate}
+	cur := p.cur()
+	switch {
+	case p.isOp("("):
+		args, _, _, _, _, err := p.parseArgs()
+		if err != nil {
+			return nil, err
+		}
+		t.args = args
+	case (cur.kind == tName || cur.kind == tString || cur.kind == tInt || cur.kind == tFloat ||
+		cur.kind == tOp && (cur.val == "[" || cur.val == "{")) &&
+		!(cur.kind == tName && (cur.val == "else" || cur.val == "or" || cur.val == "and")):
+		if cur.kind == tName && cur.val == "is" {
+			return nil, p.fail("You cannot chain multiple tests with is")
+		}
+		arg, err := p.parsePrimary()
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = p.parsePostfix(arg); err != nil {
+			return nil, err
+		}
+		t.args = []expr{arg}
+	}
+	return t, nil
+}

@@ -1,0 +1,561 @@
+package jinja
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// Values inside the engine are Brine's value model (nil, bool, int,
+// float64, string, []any, *ordered.Map) plus the few Python objects a
+// template can make: tuples, namespaces, macros, loop objects, bound
+// methods, imported modules and undefined values.
+
+// tuple is a Python tuple: printed with parentheses, immutable.
+type tuple []any
+
+// pyList is a Python list. It is a pointer so that list.append() in a
+// {% do %} is seen by every holder of the list, as in Python. Values
+// crossing the package boundary are converted to and from []any.
+type pyList struct{ items []any }
+
+func newList(items []any) *pyList {
+	if items == nil {
+		items = []any{}
+	}
+	return &pyList{items: items}
+}
+
+// namespace is jinja2's namespace() object, the one thing {% set ns.x %}
+// may assign into.
+type namespace struct{ attrs *ordered.Map }
+
+// undefined is a missing value. It carries what Jinja needs to build the
+// "'x' is undefined" message when it is used.
+type undefined struct {
+	name   string
+	obj    any
+	hasObj bool
+	hint   string
+	intKey bool
+	key    any
+}
+
+func (u *undefined) message() string {
+	switch {
+	case u.hint != "":
+		return u.hint
+	case !u.hasObj:
+		return fmt.Sprintf("'%s' is undefined", u.name)
+	case u.intKey:
+		return fmt.Sprintf("%s has no element %s", pyRepr(objectTypeRepr(u.obj)), pyRepr(u.key))
+	}
+	return fmt.Sprintf("%s has no attribute %s", pyRepr(objectTypeRepr(u.obj)), pyRepr(u.name))
+}
+
+func (u *undefined) err() error {
+	return &tplError{kind: kindUndefined, msg: u.message()}
+}
+
+// objectTypeRepr mirrors jinja2.utils.object_type_repr.
+func objectTypeRepr(v any) string {
+	if v == nil {
+		return "None"
+	}
+	return typeName(v) + " object"
+}
+
+// callable is anything a template can call.
+type callable interface {
+	call(r *runner, args []any, kw *ordered.Map) (any, error)
+}
+
+// typeName is Python's type(v).__name__.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case int:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "str"
+	case *pyList:
+		return "list"
+	case tuple:
+		return "tuple"
+	case *ordered.Map:
+		return "dict"
+	case *namespace:
+		return "Namespace"
+	case *macro:
+		return "Macro"
+	case *loopObj:
+		return "LoopContext"
+	case *undefined:
+		return "StrictUndefined"
+	case *module:
+		return "TemplateModule"
+	case *boundMethod, *builtinFunc:
+		return "builtin_function_or_method"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// truthy is Python's bool(v); undefined values fail under StrictUndefined.
+func (r *runner) truthy(v any) (bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return x, nil
+	case int:
+		return x != 0, nil
+	case float64:
+		return x != 0, nil
+	case string:
+		return x != "", nil
+	case *pyList:
+		return len(x.items) > 0, nil
+	case tuple:
+		return len(x) > 0, nil
+	case *ordered.Map:
+		return x.Len() > 0, nil
+	case *undefined:
+		if r.strict {
+			return false, x.err()
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// toStr is Python's str(v) as Jinja prints it, with Salt's finalizer
+// making dicts print like {'a': 1}.
+func (r *runner) toStr(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case *undefined:
+		if r.strict {
+			return "", x.err()
+		}
+		return "", nil
+	case *module:
+		return x.output, nil
+	}
+	return pyStr(v), nil
+}
+
+// pyStr is str() for defined values.
+func pyStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case *module:
+		return x.output
+	case *undefined:
+		return ""
+	}
+	return pyRepr(v)
+}
+
+// pyRepr is Python's repr().
+func pyRepr(v any) string {
+	var b strings.Builder
+	writeRepr(&b, v)
+	return b.String()
+}
+
+func writeRepr(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case float64:
+		b.WriteString(ordered.FormatFloat(x))
+	case string:
+		b.WriteString(quoteRepr(x))
+	case *pyList:
+		b.WriteByte('[')
+		for i, e := range x.items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		b.WriteByte(']')
+	case tuple:
+		b.WriteByte('(')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		if len(x) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	case *ordered.Map:
+		b.WriteByte('{')
+		i := 0
+		x.Range(func(k, val any) bool {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			i++
+			writeRepr(b, k)
+			b.WriteString(": ")
+			writeRepr(b, val)
+			return true
+		})
+		b.WriteByte('}')
+	case *namespace:
+		b.WriteString("<Namespace ")
+		writeRepr(b, x.attrs)
+		b.WriteByte('>')
+	case *macro:
+		fmt.Fprintf(b, "<Macro '%s'>", x.def.name)
+	case *undefined:
+		b.WriteString("StrictUndefined")
+	case *module:
+		fmt.Fprintf(b, "<TemplateModule '%s'>", x.name)
+	default:
+		fmt.Fprintf(b, "<%s object>", typeName(v))
+	}
+}
+
+// quoteRepr quotes s as Python's repr(str) does.
+func quoteRepr(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && !unicode.IsPrint(r) && r != ' ':
+			switch {
+			case r <= 0xff:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			case r <= 0xffff:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(&b, `\U%08x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// seqItems returns the elements of a list or tuple.
+func seqItems(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case *pyList:
+		return x.items, true
+	case tuple:
+		return []any(x), true
+	}
+	return nil, false
+}
+
+// iterate lists the items "for x in v" visits.
+func (r *runner) iterate(v any) ([]any, error) {
+	switch x := v.(type) {
+	case *pyList:
+		return x.items, nil
+	case tuple:
+		return []any(x), nil
+	case *ordered.Map:
+		return x.Keys(), nil
+	case string:
+		out := make([]any, 0, len(x))
+		for _, c := range x {
+			out = append(out, string(c))
+		}
+		return out, nil
+	case *undefined:
+		if r.strict {
+			return nil, x.err()
+		}
+		return nil, nil
+	case *namespace:
+		return nil, typeErr("'Namespace' object is not iterable")
+	case *loopObj:
+		return nil, typeErr("'LoopContext' object is not iterable")
+	}
+	return nil, typeErr("'%s' object is not iterable", typeName(v))
+}
+
+// equal is Python's ==.
+func equal(a, b any) bool {
+	if fa, ok := numeric(a); ok {
+		if fb, ok := numeric(b); ok {
+			return fa == fb
+		}
+		return false
+	}
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case *pyList, tuple:
+		xs, _ := seqItems(a)
+		ys, ok := seqItems(b)
+		if !ok || len(xs) != len(ys) {
+			return false
+		}
+		if _, l1 := a.(*pyList); l1 {
+			if _, l2 := b.(*pyList); !l2 {
+				return false
+			}
+		}
+		if _, t1 := a.(tuple); t1 {
+			if _, t2 := b.(tuple); !t2 {
+				return false
+			}
+		}
+		for i := range xs {
+			if !equal(xs[i], ys[i]) {
+				return false
+			}
+		}
+		return true
+	case *ordered.Map:
+		y, ok := b.(*ordered.Map)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		same := true
+		x.Range(func(k, v any) bool {
+			w, ok := y.Get(k)
+			if !ok || !equal(v, w) {
+				same = false
+			}
+			return same
+		})
+		return same
+	case *undefined:
+		_, ok := b.(*undefined)
+		return ok
+	}
+	return a == b
+}
+
+// numeric reports bools, ints and floats as a float64 for comparison.
+func numeric(v any) (float64, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// compare is Python's ordering, failing as Python does on mixed types.
+func compare(a, b any, op string) (int, error) {
+	if fa, ok := numeric(a); ok {
+		if fb, ok := numeric(b); ok {
+			ia, aInt := asInt(a)
+			ib, bInt := asInt(b)
+			if aInt && bInt {
+				return cmpInt(ia, ib), nil
+			}
+			switch {
+			case fa < fb:
+				return -1, nil
+			case fa > fb:
+				return 1, nil
+			}
+			return 0, nil
+		}
+	}
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y), nil
+		}
+	case *pyList, tuple:
+		xs, _ := seqItems(a)
+		ys, ok := seqItems(b)
+		_, l1 := a.(*pyList)
+		_, l2 := b.(*pyList)
+		if ok && l1 == l2 {
+			for i := 0; i < len(xs) && i < len(ys); i++ {
+				if equal(xs[i], ys[i]) {
+					continue
+				}
+				return compare(xs[i], ys[i], op)
+			}
+			return cmpInt(len(xs), len(ys)), nil
+		}
+	}
+	return 0, typeErr("'%s' not supported between instances of '%s' and '%s'", op, typeName(a), typeName(b))
+}
+
+func asInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// contains is Python's "item in container".
+func (r *runner) contains(container, item any) (bool, error) {
+	switch c := container.(type) {
+	case string:
+		s, ok := item.(string)
+		if !ok {
+			return false, typeErr("'in <string>' requires string as left operand, not %s", typeName(item))
+		}
+		return strings.Contains(c, s), nil
+	case *pyList, tuple:
+		xs, _ := seqItems(c)
+		for _, x := range xs {
+			if equal(x, item) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case *ordered.Map:
+		if !hashable(item) {
+			return false, typeErr("unhashable type: '%s'", typeName(item))
+		}
+		_, ok := lookupKey(c, item)
+		return ok, nil
+	case *saltProxy:
+		s, _ := item.(string)
+		return c.has(r, s), nil
+	case *undefined:
+		if r.strict {
+			return false, c.err()
+		}
+		return false, nil
+	}
+	return false, typeErr("argument of type '%s' is not iterable", typeName(container))
+}
+
+func hashable(v any) bool {
+	switch v.(type) {
+	case nil, bool, int, float64, string:
+		return true
+	}
+	return false
+}
+
+// mapKey folds keys so that 1, 1.0 and True find the same entry, as in a
+// Python dict.
+func mapKey(k any) any {
+	switch x := k.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e18 {
+			return int(x)
+		}
+	}
+	return k
+}
+
+// lookupKey finds k in m honouring Python's hash equality of numbers.
+func lookupKey(m *ordered.Map, k any) (any, bool) {
+	if v, ok := m.Get(k); ok {
+		return v, true
+	}
+	if !hashable(k) {
+		return nil, false
+	}
+	mk := mapKey(k)
+	var out any
+	found := false
+	m.Range(func(key, v any) bool {
+		if hashable(key) && mapKey(key) == mk {
+			out, found = v, true
+			return false
+		}
+		return true
+	})
+	return out, found
+}
+
+// sortValues sorts in place with Python ordering; the first comparison
+// error wins.
+func sortValues(items []any, key func(any) any, reverse bool) error {
+	var err error
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if key != nil {
+			a, b = key(a), key(b)
+		}
+		if reverse {
+			a, b = b, a
+		}
+		c, e := compare(a, b, "<")
+		if e != nil && err == nil {
+			err = e
+		}
+		return c < 0
+	})
+	return err
+}
