@@ -58,7 +58,6 @@ func TestLoadScalars(t *testing.T) {
 		// ... except when the node is empty: libyaml marks it not implicit
 		{"!", ""}, {"{a: !\n , b: ! # c\n}", om("a", "", "b", "")},
 		{"-9223372036854775808", math.MinInt64}, {"9223372036854775808", 9223372036854775808.0},
-
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
