@@ -61,6 +61,9 @@ type Stats struct {
 	Execs     int64 // exec requests run
 	PTYs      int64 // pty requests accepted
 	SFTPOpens int64 // sftp subsystems started
+
+	SFTPWrites  int64 // files opened for writing over SFTP (uploads)
+	SFTPBytesIn int64 // bytes the SFTP server received
 }
 
 // Server is a running test SSH server.
@@ -72,6 +75,7 @@ type Server struct {
 	hostK ssh.PublicKey
 
 	conns, authOK, sessions, execs, ptys, sftpOpens atomic.Int64
+	sftpWrites, sftpBytesIn                         atomic.Int64
 
 	mu       sync.Mutex
 	closed   bool
@@ -162,6 +166,7 @@ func (s *Server) Stats() Stats {
 	return Stats{
 		Conns: s.conns.Load(), AuthOK: s.authOK.Load(), Sessions: s.sessions.Load(),
 		Execs: s.execs.Load(), PTYs: s.ptys.Load(), SFTPOpens: s.sftpOpens.Load(),
+		SFTPWrites: s.sftpWrites.Load(), SFTPBytesIn: s.sftpBytesIn.Load(),
 	}
 }
 

@@ -1,6 +1,7 @@
 package sshtest
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -212,15 +213,12 @@ func (sess *session) wait(cmd *exec.Cmd) {
 // serveSFTP serves the subsystem until the client closes it.
 func (sess *session) serveSFTP() {
 	defer close(sess.done)
-	var rw io.ReadWriteCloser = sess.ch
-	if sess.budget.limit > 0 {
-		rw = &droppingRW{ReadWriteCloser: sess.ch, budget: sess.budget}
-	}
+	tap := &sftpTap{ReadWriteCloser: sess.ch, srv: sess.srv, budget: sess.budget}
 	var opts []sftp.ServerOption
 	if sess.srv.opts.Dir != "" {
 		opts = append(opts, sftp.WithServerWorkingDirectory(sess.srv.opts.Dir))
 	}
-	server, err := sftp.NewServer(rw, opts...)
+	server, err := sftp.NewServer(tap, opts...)
 	if err != nil {
 		sess.ch.Close()
 		return
@@ -230,17 +228,62 @@ func (sess *session) serveSFTP() {
 	sess.ch.Close()
 }
 
-// droppingRW charges what the SFTP server reads against the budget.
-type droppingRW struct {
+// sftpTap watches what the client sends to the SFTP server: it counts
+// bytes, spots files opened for writing, and applies the drop budget.
+type sftpTap struct {
 	io.ReadWriteCloser
+	srv    *Server
 	budget *dropBudget
+	buf    []byte // unparsed tail of the client's packet stream
 }
 
-func (d *droppingRW) Read(p []byte) (int, error) {
-	n, err := d.ReadWriteCloser.Read(p)
-	if d.budget.consume(n) {
-		d.budget.drop()
+func (t *sftpTap) Read(p []byte) (int, error) {
+	n, err := t.ReadWriteCloser.Read(p)
+	t.srv.sftpBytesIn.Add(int64(n))
+	t.scan(p[:n])
+	if t.budget.consume(n) {
+		t.budget.drop()
 		return 0, io.ErrUnexpectedEOF
 	}
 	return n, err
+}
+
+// SFTP packet types and open flags (draft-ietf-secsh-filexfer-02).
+const (
+	fxpOpen   = 3
+	fxfWrite  = 0x2
+	maxPacket = 1 << 20
+)
+
+// scan frames packets (uint32 length, byte type, ...) and counts OPENs with
+// the write flag.
+func (t *sftpTap) scan(p []byte) {
+	t.buf = append(t.buf, p...)
+	for len(t.buf) >= 5 {
+		n := int(binary.BigEndian.Uint32(t.buf))
+		if n > maxPacket {
+			t.buf = nil // not SFTP as we know it; stop looking
+			return
+		}
+		if len(t.buf) < 4+n {
+			return
+		}
+		if pkt := t.buf[4 : 4+n]; len(pkt) > 0 && pkt[0] == fxpOpen && openForWrite(pkt) {
+			t.srv.sftpWrites.Add(1)
+		}
+		t.buf = t.buf[4+n:]
+	}
+}
+
+// openForWrite reads an OPEN packet: type, uint32 id, string path, uint32 pflags.
+func openForWrite(pkt []byte) bool {
+	if len(pkt) < 9 {
+		return false
+	}
+	l := int(binary.BigEndian.Uint32(pkt[5:]))
+	rest := pkt[9:]
+	if len(rest) < l+4 {
+		return false
+	}
+	return binary.BigEndian.Uint32(rest[l:])&fxfWrite != 0
 }

@@ -56,8 +56,8 @@ func TestUpload(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(dir, "x", "y")); err != nil || st.Mode().Perm() != 0o750 {
 		t.Errorf("parent dir = %v, %v; want mode 0750", st, err)
 	}
-	if got := f.srv.Stats(); got.Conns != 1 || got.SFTPOpens != 1 {
-		t.Errorf("server stats = %+v, want one connection and one SFTP subsystem", got)
+	if got := f.srv.Stats(); got.Conns != 1 || got.SFTPOpens != 1 || got.SFTPWrites != int64(len(tests)) {
+		t.Errorf("server stats = %+v, want one connection, one SFTP subsystem, %d uploads", got, len(tests))
 	}
 }
 
