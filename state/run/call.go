@@ -17,7 +17,7 @@ import (
 // function, notes item 23).
 type FatalError struct{ Err error }
 
-func (e *FatalError) Error() string { return "Passed invalid arguments: " + e.Err.Error() + "." }
+func (e *FatalError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the cause.
 func (e *FatalError) Unwrap() error { return e.Err }

@@ -168,3 +168,15 @@ func (r *Runner) notRun(low Chunk, result any, comment string, stateRan bool) *o
 func startTime(t time.Time) string { return t.Format("15:04:05.000000") }
 
 func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000.0 }
+
+// Call runs one chunk directly, without requisites, as state.single does
+// with State.call.
+func (r *Runner) Call(ctx context.Context, low Chunk) (*Results, error) {
+	r.init([]Chunk{low})
+	ret := r.call(ctx, low, nil, 1)
+	if r.fatal != nil {
+		return nil, r.fatal
+	}
+	r.running.Set(states.Tag(low), ret)
+	return r.running, nil
+}

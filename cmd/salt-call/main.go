@@ -1,0 +1,261 @@
+// Command salt-call runs an execution function on this host, as Salt's
+// masterless `salt-call --local`: it reads the minion configuration,
+// gathers grains, compiles pillar, calls the function and prints its
+// return through an outputter.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/fileclient"
+	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/modules"
+	_ "github.com/brinesalt/brine/state/modules/all"
+	statemod "github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/ordered"
+	staterun "github.com/brinesalt/brine/state/run"
+	"github.com/brinesalt/brine/state/saltyaml"
+	_ "github.com/brinesalt/brine/state/states/all"
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		os.Exit(130)
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	signal.Stop(sigs)
+	cancel()
+	os.Exit(code)
+}
+
+// options are salt-call's command-line options.
+type options struct {
+	local       bool
+	configDir   string
+	out         string
+	logLevel    string
+	passthrough bool
+	fileRoot    string
+	pillarRoot  string
+	id          string
+	outIndent   int
+	noColor     bool
+	forceColor  bool
+}
+
+func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("salt-call", pflag.ContinueOnError)
+	fs.SetInterspersed(true)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.local, "local", false, "run without a master (file_client: local)")
+	fs.StringVarP(&o.configDir, "config-dir", "c", "/etc/salt", "directory holding the minion configuration")
+	fs.StringVar(&o.out, "out", "", "outputter (json, highstate, nested, yaml, txt, raw)")
+	fs.StringVar(&o.out, "output", "", "alias of --out")
+	fs.StringVarP(&o.logLevel, "log-level", "l", "", "console log level")
+	fs.BoolVar(&o.passthrough, "retcode-passthrough", false, "exit with the function's retcode")
+	fs.StringVar(&o.fileRoot, "file-root", "", "file_roots base directory")
+	fs.StringVar(&o.pillarRoot, "pillar-root", "", "pillar_roots base directory")
+	fs.StringVar(&o.id, "id", "", "minion id")
+	fs.IntVar(&o.outIndent, "out-indent", 4, "indentation of json output")
+	fs.BoolVar(&o.noColor, "no-color", false, "disable colors")
+	fs.BoolVar(&o.forceColor, "force-color", false, "force colors")
+	return fs
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o options
+	fs := newFlagSet(&o, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fmt.Fprintln(stderr, "Usage: salt-call [options] <function> [arguments]")
+		return 2
+	}
+	bootLog, _ := logging.New(stderr, "warning")
+	opts, err := loadConfig(o.configDir, bootLog)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	applyFlags(opts, &o)
+	level := o.logLevel
+	if level == "" {
+		level, _ = opts.Value("log_level").(string)
+	}
+	log, err := logging.New(stderr, level)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	env, err := newEnv(ctx, opts, log)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	fun := rest[0]
+	ret, rc, code, done := call(ctx, env, fun, rest[1:], stdout, stderr)
+	if done {
+		return code
+	}
+	if err := display(stdout, fun, ret, o, opts, env); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if o.passthrough {
+		return rc
+	}
+	if rc != 0 {
+		return 1
+	}
+	return 0
+}
+
+func applyFlags(opts *ordered.Map, o *options) {
+	if o.fileRoot != "" {
+		abs, _ := filepath.Abs(o.fileRoot)
+		opts.Set("file_roots", ordered.FromPairs("base", []any{abs}))
+	}
+	if o.pillarRoot != "" {
+		abs, _ := filepath.Abs(o.pillarRoot)
+		opts.Set("pillar_roots", ordered.FromPairs("base", []any{abs}))
+	}
+	if o.local {
+		opts.Set("file_client", "local")
+		opts.Set("local", true)
+	}
+	if o.id != "" {
+		opts.Set("id", o.id)
+	}
+	if o.logLevel != "" {
+		opts.Set("log_level", o.logLevel)
+	}
+}
+
+// newEnv gathers grains and compiles pillar into a job environment.
+func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger) (*modules.Env, error) {
+	g, err := grains.Gather(ctx, grains.GatherOptions{Opts: opts})
+	if err != nil || g == nil {
+		g = ordered.New()
+		if cg, ok := opts.Value("grains").(*ordered.Map); ok {
+			cg.Range(func(k, v any) bool { g.Set(k, v); return true })
+		}
+	}
+	g.Set("id", opts.Value("id"))
+	fr := map[string][]string{}
+	var order []string
+	if m, ok := opts.Value("file_roots").(*ordered.Map); ok {
+		m.Range(func(k, v any) bool {
+			e := ordered.KeyString(k)
+			order = append(order, e)
+			if l, ok := v.([]any); ok {
+				for _, d := range l {
+					fr[e] = append(fr[e], ordered.KeyString(d))
+				}
+			}
+			return true
+		})
+	}
+	opts.Set("grains", g)
+	env := &modules.Env{Grains: g, Opts: opts, Registry: modules.Default, Log: log,
+		Files: fileclient.New(fr, order), Context: map[string]any{},
+		Test: modules.Truthy(opts.Value("test"))}
+	p, err := statemod.CompilePillar(ctx, env, nil)
+	if err != nil {
+		return nil, err
+	}
+	if errs, ok := p.Value("_errors").([]any); ok {
+		for _, e := range errs {
+			log.Log(ctx, logging.LevelCritical, "Pillar render error: "+ordered.KeyString(e))
+		}
+	}
+	env.Pillar = p
+	opts.Set("pillar", p)
+	return env, nil
+}
+
+// call runs fun; done reports that salt-call must exit with code now,
+// after printing an error as Salt's caller does.
+func call(ctx context.Context, env *modules.Env, fun string, argv []string, stdout, stderr io.Writer) (ret any, rc, code int, done bool) {
+	f, err := env.Registry.Lookup(env, fun)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return nil, 0, 255, true
+	}
+	pos, kw := saltyaml.ParseInput(argv)
+	if kw == nil {
+		kw = ordered.New()
+	}
+	c, err := f.Bind(env, pos, kw)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return nil, 0, 1, true
+	}
+	env.Context["retcode"] = 0
+	ret, err = f.Fn(ctx, c)
+	if err != nil {
+		return nil, 0, callError(fun, f, err, stdout, stderr), true
+	}
+	rc, _ = env.Context["retcode"].(int)
+	if rc == 0 {
+		if m, ok := ret.(*ordered.Map); ok {
+			for _, k := range []string{"result", "success"} {
+				if v, ok := m.Get(k); ok && !modules.Truthy(v) {
+					rc = 1
+				}
+			}
+		}
+	}
+	return ret, rc, 0, false
+}
+
+// callError reports a function failure as salt/cli/caller.py does: a
+// TypeError (SaltInvocationError included) prints "Passed invalid
+// arguments" and the usage, a CommandExecutionError "Error running".
+func callError(fun string, f *modules.Function, err error, stdout, stderr io.Writer) int {
+	var inv *modules.InvocationError
+	var fatal *staterun.FatalError
+	var te *compile.TypeError
+	var ex *modules.ExecutionError
+	switch {
+	case errors.As(err, &inv), errors.As(err, &fatal), errors.As(err, &te):
+		fmt.Fprintf(stderr, "\nPassed invalid arguments: %s.\n\nUsage:\n", err.Error())
+		fmt.Fprintln(stdout, usage(f))
+	case errors.As(err, &ex):
+		fmt.Fprintf(stderr, "Error running '%s': %s\n", fun, ex.Error())
+	default:
+		fmt.Fprintf(stderr, "Error running '%s': %s\n", fun, err.Error())
+	}
+	return 1
+}
+
+func usage(f *modules.Function) string {
+	doc := strings.TrimSpace(f.Doc)
+	if doc == "" {
+		doc = f.Signature()
+	}
+	return "\n    " + doc + "\n"
+}

@@ -1,0 +1,300 @@
+// Package state is Salt's `state` execution module (salt/modules/state.py):
+// state.apply, sls, highstate, single, sls_id and the show_* functions,
+// with Salt's return shapes and retcodes (0 success, 1 compile error, 2
+// failed state, 5 pillar failure).
+package state
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/run"
+	"github.com/brinesalt/brine/state/states"
+)
+
+// Salt's exit codes (salt/defaults/exitcodes.py).
+const (
+	exOK            = 0
+	exCompilerError = 1
+	exStateFailure  = 2
+	exPillarFailure = 5
+)
+
+type module struct{ states *states.Registry }
+
+func init() { Register(modules.Default, states.Default) }
+
+func opt(name string, def any) modules.Param { return modules.Param{Name: name, Optional: true, Default: def} }
+
+// Register adds the state functions to r, running states from st.
+func Register(r *modules.Registry, st *states.Registry) {
+	m := &module{states: st}
+	kw := func(params ...modules.Param) modules.Spec { return modules.Spec{Params: params, VarKw: true} }
+	for _, f := range []modules.Function{
+		{Name: "state.apply", Spec: kw(opt("mods", nil)), Fn: m.apply},
+		{Name: "state.test", Spec: modules.Spec{VarArgs: true, VarKw: true}, Fn: m.testFn},
+		{Name: "state.sls", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("exclude", nil), opt("queue", false), opt("sync_mods", nil)), Fn: m.sls},
+		{Name: "state.highstate", Spec: kw(opt("test", nil), opt("queue", false), opt("state_events", nil)), Fn: m.highstate},
+		{Name: "state.single", Spec: kw(modules.Param{Name: "fun"}, modules.Param{Name: "name"}, opt("test", nil), opt("queue", false)), Fn: m.single},
+		{Name: "state.sls_id", Spec: kw(modules.Param{Name: "id_"}, modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false), opt("state_events", nil)), Fn: m.slsID},
+		{Name: "state.show_sls", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.showSLS},
+		{Name: "state.show_low_sls", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.showLowSLS},
+		{Name: "state.show_highstate", Spec: kw(opt("queue", false)), Fn: m.showHighstate},
+		{Name: "state.show_lowstate", Spec: kw(opt("queue", false)), Fn: m.showLowstate},
+		{Name: "state.show_top", Spec: kw(opt("queue", false)), Fn: m.showTop},
+		{Name: "state.sls_exists", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.slsExists},
+	} {
+		f.Doc = "Salt's " + f.Name
+		r.Register(f)
+	}
+}
+
+func setRetcode(env *modules.Env, rc int) {
+	if env.Context != nil {
+		env.Context["retcode"] = rc
+	}
+}
+
+func strList(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+// stateRetcode is _set_retcode with check_result: 1 for an error list, 2
+// when any state failed (or there are none), else 0.
+func stateRetcode(env *modules.Env, ret *ordered.Map) {
+	rc := exOK
+	if ret.Len() == 0 {
+		rc = exStateFailure
+	}
+	ret.Range(func(_, v any) bool {
+		if m, ok := v.(*ordered.Map); ok && m.Value("result") == false {
+			rc = exStateFailure
+			return false
+		}
+		return true
+	})
+	setRetcode(env, rc)
+}
+
+func (m *module) apply(ctx context.Context, c *modules.Call) (any, error) {
+	if mods := c.Arg("mods"); modules.Truthy(mods) {
+		kw := c.Kwargs.Copy()
+		return m.runSLS(ctx, c.Env, mods, kw.Value("test"), kw.Value("exclude"), kw)
+	}
+	return m.runHighstate(ctx, c.Env, c.Kwargs.Value("test"), c.Kwargs)
+}
+
+func (m *module) testFn(ctx context.Context, c *modules.Call) (any, error) {
+	kw := c.Kwargs.Copy()
+	kw.Set("test", true)
+	if len(c.VarArgs) > 0 {
+		return m.runSLS(ctx, c.Env, c.VarArgs[0], true, kw.Value("exclude"), kw)
+	}
+	return m.runHighstate(ctx, c.Env, true, kw)
+}
+
+func (m *module) sls(ctx context.Context, c *modules.Call) (any, error) {
+	return m.runSLS(ctx, c.Env, c.Arg("mods"), c.Arg("test"), c.Arg("exclude"), c.Kwargs)
+}
+
+func (m *module) highstate(ctx context.Context, c *modules.Call) (any, error) {
+	return m.runHighstate(ctx, c.Env, c.Arg("test"), c.Kwargs)
+}
+
+func pillarFailure(env *modules.Env, errs []any) any {
+	setRetcode(env, exPillarFailure)
+	return append([]any{"Pillar failed to render with the following messages:"}, errs...)
+}
+
+func (m *module) runSLS(ctx context.Context, env *modules.Env, mods, test, exclude any, kw *ordered.Map) (any, error) {
+	j, err := m.newJob(ctx, env, kw, test)
+	if err != nil {
+		return nil, err
+	}
+	if j.saltenv == "" {
+		j.saltenv = "base"
+	}
+	if errs := j.pillarErrors(kw); len(errs) > 0 {
+		return pillarFailure(env, errs), nil
+	}
+	if i, ok := mods.(int); ok {
+		mods = fmt.Sprint(i)
+	}
+	hs := j.highstate()
+	high, errs := hs.RenderHighstate(ctx, compile.Single(j.saltenv, splitStrings(mods)))
+	if len(errs) > 0 {
+		setRetcode(env, exCompilerError)
+		return strList(errs), nil
+	}
+	if ex := splitInput(exclude); len(ex) > 0 {
+		l, _ := high.Value("__exclude__").([]any)
+		high.Set("__exclude__", append(l, ex...))
+	}
+	return j.callHigh(ctx, high)
+}
+
+// callHigh runs high data and sets the retcode.
+func (j *job) callHigh(ctx context.Context, high *ordered.Map) (any, error) {
+	res, errs, err := j.runner().CallHigh(ctx, high)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		setRetcode(j.env, exCompilerError)
+		return strList(errs), nil
+	}
+	out := res.Map()
+	stateRetcode(j.env, out)
+	return out, nil
+}
+
+func noStates(comment string) *ordered.Map {
+	return ordered.FromPairs("no_|-states_|-states_|-None", ordered.FromPairs(
+		"result", false, "comment", comment, "name", "No States", "changes", ordered.New(), "__run_num__", 0))
+}
+
+func (m *module) runHighstate(ctx context.Context, env *modules.Env, test any, kw *ordered.Map) (any, error) {
+	j, err := m.newJob(ctx, env, kw, test)
+	if err != nil {
+		return nil, err
+	}
+	if errs := j.pillarErrors(kw); len(errs) > 0 {
+		return pillarFailure(env, errs), nil
+	}
+	hs := j.highstate()
+	top, err := hs.GetTop(ctx)
+	if err != nil {
+		out := noStates("Unable to render top file: " + err.Error())
+		stateRetcode(env, out)
+		return out, nil
+	}
+	errs := compile.VerifyTops(top)
+	matches, err := hs.TopMatches(top)
+	if err != nil {
+		return nil, err
+	}
+	if len(matches.Envs) == 0 {
+		out := noStates("No Top file or master_tops data matches found. Please see master log for details.")
+		stateRetcode(env, out)
+		return out, nil
+	}
+	if wl := splitStrings(kw.Value("whitelist")); len(wl) > 0 {
+		matches = whitelist(matches, wl)
+	}
+	high, rerrs := hs.RenderHighstate(ctx, matches)
+	errs = append(errs, rerrs...)
+	if ex := splitInput(kw.Value("exclude")); len(ex) > 0 {
+		l, _ := high.Value("__exclude__").([]any)
+		high.Set("__exclude__", append(l, ex...))
+	}
+	if len(errs) > 0 {
+		setRetcode(env, exCompilerError)
+		return strList(errs), nil
+	}
+	if high.Len() == 0 {
+		out := noStates("No states found for this minion")
+		stateRetcode(env, out)
+		return out, nil
+	}
+	return j.callHigh(ctx, high)
+}
+
+func whitelist(m *compile.Matches, wl []string) *compile.Matches {
+	allowed := map[string]bool{}
+	for _, w := range wl {
+		allowed[w] = true
+	}
+	out := &compile.Matches{SLS: map[string][]string{}}
+	for _, e := range m.Envs {
+		for _, s := range m.SLS[e] {
+			if allowed[s] {
+				if _, ok := out.SLS[e]; !ok {
+					out.Envs = append(out.Envs, e)
+				}
+				out.SLS[e] = append(out.SLS[e], s)
+			}
+		}
+	}
+	return out
+}
+
+func (m *module) single(ctx context.Context, c *modules.Call) (any, error) {
+	fun := c.Str("fun")
+	mod, f, ok := strings.Cut(fun, ".")
+	if !ok {
+		setRetcode(c.Env, exCompilerError)
+		return "Invalid function passed", nil
+	}
+	low := c.Kwargs.Copy()
+	low.Set("state", mod)
+	low.Set("fun", f)
+	low.Set("__id__", c.Arg("name"))
+	low.Set("name", c.Arg("name"))
+	j, err := m.newJob(ctx, c.Env, c.Kwargs, c.Arg("test"))
+	if err != nil {
+		return nil, err
+	}
+	r := j.runner()
+	if errs := r.VerifyData(low); len(errs) > 0 {
+		setRetcode(c.Env, exCompilerError)
+		return strList(errs), nil
+	}
+	res, err := r.Call(ctx, low)
+	if err != nil {
+		return nil, err
+	}
+	out := res.Map()
+	stateRetcode(c.Env, out)
+	return out, nil
+}
+
+func (m *module) slsID(ctx context.Context, c *modules.Call) (any, error) {
+	j, err := m.newJob(ctx, c.Env, c.Kwargs, c.Arg("test"))
+	if err != nil {
+		return nil, err
+	}
+	if j.saltenv == "" {
+		j.saltenv = "base"
+	}
+	if errs := j.pillarErrors(c.Kwargs); len(errs) > 0 {
+		return pillarFailure(c.Env, errs), nil
+	}
+	high, errs := j.highstate().RenderHighstate(ctx, compile.Single(j.saltenv, splitStrings(c.Arg("mods"))))
+	errs = append(errs, compile.VerifyHigh(high)...)
+	errs = append(errs, compile.RequisiteIn(high)...)
+	if len(errs) > 0 {
+		setRetcode(c.Env, exCompilerError)
+		return strList(errs), nil
+	}
+	chunks := compile.CompileHigh(high)
+	r := j.runner()
+	out := run.NewResults()
+	id := ordered.KeyString(c.Arg("id_"))
+	for _, ch := range chunks {
+		if ordered.KeyString(ch.Value("__id__")) != id {
+			continue
+		}
+		res, err := r.RunChunk(ctx, ch, chunks)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range res.Tags() {
+			v, _ := res.Get(t)
+			out.Set(t, v)
+		}
+	}
+	if out.Len() == 0 {
+		return nil, modules.Invalidf("No matches for ID '%s' found in SLS '%s' within saltenv '%s'", id, ordered.KeyString(c.Arg("mods")), j.saltenv)
+	}
+	ret := out.Map()
+	stateRetcode(c.Env, ret)
+	return ret, nil
+}
