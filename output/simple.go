@@ -1,0 +1,46 @@
+package output
+
+import (
+	"strings"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+func init() {
+	Register("raw", rawFunc)
+	Register("txt", txtFunc)
+	Register("quiet", quietFunc)
+}
+
+// rawFunc is salt/output/raw.py: str(data), Python's repr for anything
+// but a string.
+func rawFunc(data any, _ Options) (string, error) { return Str(data), nil }
+
+// quietFunc prints nothing (Salt's --out=quiet).
+func quietFunc(any, Options) (string, error) { return "", nil }
+
+// txtFunc is salt/output/txt.py: for a dict, "key: line" for every line of
+// a string value and "key: str(value)" otherwise; a string alone as
+// itself; anything else through pprint.pformat.
+func txtFunc(data any, _ Options) (string, error) {
+	var b strings.Builder
+	switch x := data.(type) {
+	case *ordered.Map:
+		x.Range(func(k, v any) bool {
+			key := ordered.KeyString(k)
+			if s, ok := v.(string); ok {
+				for _, l := range pySplitLines(s) {
+					b.WriteString(key + ": " + l + "\n")
+				}
+				return true
+			}
+			b.WriteString(key + ": " + Str(v) + "\n")
+			return true
+		})
+	case string:
+		b.WriteString(x + "\n")
+	default:
+		b.WriteString(PFormat(data, 1, 80) + "\n")
+	}
+	return b.String(), nil
+}
