@@ -43,12 +43,12 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 	case "unmet":
 		r.pullForward(ctx, low, tag, depth)
 	case "met":
-		r.store(low, tag, r.call(ctx, low, nil, 1))
+		r.store(isPre, tag, r.call(ctx, low, nil, 1))
 	case "fail":
 		r.failed(low, tag, reqs)
 	case "change":
 		if isPre {
-			r.store(low, tag, r.call(ctx, low, nil, 1))
+			r.store(isPre, tag, r.call(ctx, low, nil, 1))
 			break
 		}
 		ret := r.call(ctx, low, nil, 1)
@@ -73,11 +73,11 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 }
 
 // store saves a return in pre (for a prereq test run) or running.
-func (r *Runner) store(low Chunk, tag string, ret *ordered.Map) {
+func (r *Runner) store(isPre bool, tag string, ret *ordered.Map) {
 	if ret == nil {
 		return
 	}
-	if truthy(low, "__prereq__") {
+	if isPre {
 		r.pre[tag] = ret
 		return
 	}

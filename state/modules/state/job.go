@@ -180,7 +180,7 @@ func (j *job) renderFunc(files *fileclient.Client, pillarData func() *ordered.Ma
 			sls = ""
 		}
 		return r.Render(ctx, src, render.Context{Saltenv: saltenv, SLS: sls, Rel: rel, Path: path, Vars: map[string]any{
-			"grains": j.env.Grains, "pillar": env.Pillar, "opts": j.env.Opts, "salt": saltCaller{&env},
+			"grains": j.env.Grains, "pillar": env.Pillar, "opts": j.env.Opts,
 		}})
 	}
 }

@@ -28,7 +28,9 @@ type module struct{ states *states.Registry }
 
 func init() { Register(modules.Default, states.Default) }
 
-func opt(name string, def any) modules.Param { return modules.Param{Name: name, Optional: true, Default: def} }
+func opt(name string, def any) modules.Param {
+	return modules.Param{Name: name, Optional: true, Default: def}
+}
 
 // Register adds the state functions to r, running states from st.
 func Register(r *modules.Registry, st *states.Registry) {
