@@ -5,7 +5,7 @@ package output
 type Palette struct {
 	Black, DarkGray, Red, LightRed, Green, LightGreen, Yellow, LightYellow string
 	Blue, LightBlue, Magenta, LightMagenta, Cyan, LightCyan, LightGray     string
-	White, DefaultColor, EndC                                               string
+	White, DefaultColor, EndC                                              string
 }
 
 // Colors returns the palette, or an empty one when use is false. Each
