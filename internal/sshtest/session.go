@@ -2,7 +2,6 @@ package sshtest
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -187,24 +186,20 @@ func (sess *session) exec(command string) bool {
 
 func (sess *session) wait(cmd *exec.Cmd) {
 	defer close(sess.done)
-	err := cmd.Wait()
+	cmd.Wait() // the outcome is in ProcessState, also after a WaitDelay timeout
 	sess.mu.Lock()
 	sess.proc = nil
 	sess.mu.Unlock()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		sess.ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{0}))
-	case errors.As(err, &ee) && ee.Exited():
-		sess.ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(ee.ExitCode())}))
-	case errors.As(err, &ee):
-		ws, _ := ee.Sys().(syscall.WaitStatus)
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
 		sess.ch.SendRequest("exit-signal", false, ssh.Marshal(struct {
 			Signal     string
 			CoreDumped bool
 			Error      string
 			Lang       string
 		}{Signal: signalName(ws.Signal())}))
+	} else {
+		sess.ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(ws.ExitStatus())}))
 	}
 	sess.ch.CloseWrite()
 	sess.ch.Close()

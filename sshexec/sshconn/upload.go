@@ -117,7 +117,7 @@ func writeTemp(ctx context.Context, s *sftp.Client, tmp string, r io.Reader, mod
 // renameOver replaces dst with src: atomically with posix-rename when the
 // server has it (OpenSSH does), else by remove then rename, where a reader
 // may briefly see no file but never a partial one.
-func renameOver(s *sftp.Client, src, dst string) error {
+func renameOver(s renamer, src, dst string) error {
 	if _, ok := s.HasExtension("posix-rename@openssh.com"); ok {
 		return s.PosixRename(src, dst)
 	}
@@ -125,6 +125,14 @@ func renameOver(s *sftp.Client, src, dst string) error {
 		return err
 	}
 	return s.Rename(src, dst)
+}
+
+// renamer is the part of *sftp.Client renameOver needs.
+type renamer interface {
+	HasExtension(name string) (string, bool)
+	PosixRename(oldname, newname string) error
+	Rename(oldname, newname string) error
+	Remove(path string) error
 }
 
 // mkdirAll is sftp's MkdirAll with a mode on the directories it creates.

@@ -150,3 +150,37 @@ func assertNoTemp(t *testing.T, dir string) {
 		}
 	}
 }
+
+// noPosixRename hides the posix-rename extension, as some servers lack it.
+type noPosixRename struct{ renamer }
+
+func (noPosixRename) HasExtension(string) (string, bool) { return "", false }
+
+func (noPosixRename) PosixRename(string, string) error {
+	return errors.New("posix-rename used although not advertised")
+}
+
+func TestRenameOverWithoutPosixRename(t *testing.T) {
+	c := newFixture(t, sshtest.Options{}).dial(t)
+	s, err := c.SFTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.HasExtension("posix-rename@openssh.com"); !ok {
+		t.Error("test server does not advertise posix-rename")
+	}
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, ".f.tmp-1"), filepath.Join(dir, "f")
+	for _, existing := range []bool{false, true} {
+		writeFile(t, src, "new")
+		if existing {
+			writeFile(t, dst, "old")
+		}
+		if err := renameOver(noPosixRename{s}, src, dst); err != nil {
+			t.Fatalf("renameOver (existing %v): %v", existing, err)
+		}
+		if got, _ := os.ReadFile(dst); string(got) != "new" {
+			t.Errorf("dst = %q, want new", got)
+		}
+	}
+}
