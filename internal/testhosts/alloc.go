@@ -15,8 +15,16 @@ import (
 )
 
 // RunDir holds one work directory per cluster (c<C>) and the lock file that
-// serialises allocation and stale cleanup across processes.
+// serialises allocation and stale cleanup across processes. Without root the
+// harness uses runDir() instead, a per-user directory under os.TempDir.
 const RunDir = "/run/brine-testhosts"
+
+func runDir() string {
+	if os.Geteuid() == 0 {
+		return RunDir
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("brine-testhosts-%d", os.Geteuid()))
+}
 
 // maxClusters bounds cluster numbers: 10.250.<C>.0/24 for C in 1..maxClusters.
 const maxClusters = 250
@@ -32,7 +40,7 @@ var (
 func bridgeName(c int) string         { return fmt.Sprintf("brth%d", c) }
 func netnsName(c, i int) string       { return fmt.Sprintf("brth%d-host%d", c, i) }
 func vethName(c, i int) string        { return fmt.Sprintf("vth%dh%d", c, i) }
-func workDirOf(c int) string          { return filepath.Join(RunDir, fmt.Sprintf("c%d", c)) }
+func workDirOf(c int) string          { return filepath.Join(runDir(), fmt.Sprintf("c%d", c)) }
 func hostIP(c, i int) string          { return fmt.Sprintf("10.250.%d.%d", c, i+1) }
 func bridgeIP(c int) string           { return fmt.Sprintf("10.250.%d.1", c) }
 func hostID(i int) string             { return fmt.Sprintf("host%d", i) }
@@ -56,12 +64,12 @@ type owner struct {
 	StateFile string  `json:"state_file,omitempty"`
 }
 
-// withLock runs fn holding the exclusive lock on RunDir/lock.
+// withLock runs fn holding the exclusive lock on runDir()/lock.
 func withLock(ctx context.Context, fn func() error) error {
-	if err := os.MkdirAll(RunDir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", RunDir, err)
+	if err := os.MkdirAll(runDir(), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", runDir(), err)
 	}
-	f, err := os.OpenFile(filepath.Join(RunDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(runDir(), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return fmt.Errorf("open lock: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -58,11 +59,13 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	root := os.Geteuid() == 0
 	if !root {
-		return nil, fmt.Errorf("testhosts: running as uid %d: %w (the harness needs root; run the tests as root)", os.Geteuid(), ErrUnsupported)
+		if err := checkUnprivileged(&cfg); err != nil {
+			return nil, err
+		}
 	}
 	begin := time.Now()
 	c := &Cluster{hostMu: make([]sync.Mutex, cfg.N)}
-	c.st = state{Version: stateVersion, Isolated: true, Detached: cfg.Detach, SSHD: sshd,
+	c.st = state{Version: stateVersion, Isolated: root, Detached: cfg.Detach, SSHD: sshd,
 		Password: cfg.Password, LogLevel: cfg.LogLevel}
 	err = withLock(ctx, func() error {
 		n, err := allocate(ctx, cfg.Logf)
@@ -70,8 +73,11 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			return err
 		}
 		c.st.Cluster, c.st.WorkDir = n, workDirOf(n)
-		u, err := ensureUser(ctx, cfg.User, cfg.Password)
-		c.st.User = u
+		if !root {
+			c.st.User, err = lookupUser(cfg.User)
+			return err
+		}
+		c.st.User, err = ensureUser(ctx, cfg.User, cfg.Password)
 		return err
 	})
 	if err != nil {
@@ -96,7 +102,39 @@ func subnetOrLoopback(st state) string {
 	return "127.0.0.1"
 }
 
+// checkUnprivileged adapts cfg for a run without root: loopback hosts that
+// are plain sshd processes of the current user, without private mounts, so
+// options that need root are refused.
+func checkUnprivileged(cfg *Config) error {
+	if cfg.Mode == ModeNetns {
+		return fmt.Errorf("testhosts: network namespaces as uid %d: %w", os.Geteuid(), ErrUnsupported)
+	}
+	cfg.Mode = ModeLoopback
+	u, err := user.Current()
+	if err != nil {
+		return fmt.Errorf("testhosts: current user: %w", err)
+	}
+	cfg.User = u.Username
+	for i := 1; i <= cfg.N; i++ {
+		if cfg.options(hostID(i)).needsRoot() {
+			return fmt.Errorf("testhosts: options of %s need root: %w", hostID(i), ErrUnsupported)
+		}
+	}
+	return nil
+}
+
+// SSHDEnv names the environment variable that selects the sshd binary (for
+// another OpenSSH build); by default sshd is looked up on PATH and in
+// /usr/sbin and /usr/local/sbin.
+const SSHDEnv = "BRINE_SSHD"
+
 func findSSHD() (string, error) {
+	if p := os.Getenv(SSHDEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", SSHDEnv, p, ErrNoSSHD)
+		}
+		return filepath.Abs(p)
+	}
 	if p, err := exec.LookPath("sshd"); err == nil {
 		return filepath.Abs(p)
 	}
@@ -110,8 +148,10 @@ func findSSHD() (string, error) {
 
 // start does the work of Start after allocation.
 func (c *Cluster) start(ctx context.Context, cfg Config) error {
-	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privsep dir
-		return err
+	if c.st.Isolated {
+		if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privsep dir
+			return err
+		}
 	}
 	if err := c.setupMode(ctx, cfg); err != nil {
 		return err
@@ -218,8 +258,10 @@ func (c *Cluster) bootHost(ctx context.Context, h *hostState) error {
 			return err
 		}
 	}
-	if err := c.startHolder(ctx, h); err != nil {
-		return err
+	if c.st.Isolated {
+		if err := c.startHolder(ctx, h); err != nil {
+			return err
+		}
 	}
 	return c.startSSHD(ctx, h)
 }

@@ -62,8 +62,8 @@ func (c *Cluster) Host(id string) (Host, error) {
 // Mode returns the networking mode in use.
 func (c *Cluster) Mode() Mode { return c.st.Mode }
 
-// Isolated reports whether hosts have private mount namespaces (always true
-// today: Start refuses to run without root).
+// Isolated reports whether hosts have private mount and UTS namespaces
+// (true whenever the harness runs as root).
 func (c *Cluster) Isolated() bool { return c.st.Isolated }
 
 // Number returns the cluster number C (its subnet is 10.250.C.0/24).

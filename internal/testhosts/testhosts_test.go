@@ -284,3 +284,34 @@ func TestFiftyHosts(t *testing.T) {
 	}
 	t.Logf("50 hosts down in %s", time.Since(begin).Round(time.Millisecond))
 }
+
+func TestLoopbackMode(t *testing.T) {
+	c := testhosts.New(t, 2, testhosts.WithMode(testhosts.ModeLoopback),
+		testhosts.WithHost("host2", testhosts.HostOptions{NoPython: true}))
+	if c.Mode() != testhosts.ModeLoopback {
+		t.Fatalf("mode %s", c.Mode())
+	}
+	h1, _ := c.Host("host1")
+	h2, _ := c.Host("host2")
+	if h1.IP != "127.0.0.1" || h1.Port == h2.Port {
+		t.Fatalf("hosts %s and %s: want 127.0.0.1 with distinct ports", h1.Addr, h2.Addr)
+	}
+	c1 := dial(t, c, "host1", c.User())
+	c2 := dial(t, c, "host2", c.User())
+	mustRun(t, c1, "sudo -n touch /var/tmp/loop-marker /etc/salt/minion")
+	if out, err := run(c2, "ls /var/tmp/loop-marker /etc/salt/minion"); err == nil {
+		t.Errorf("host2 sees host1's files: %q", out)
+	}
+	if out, err := run(c2, "command -v python3"); err == nil {
+		t.Errorf("host2 has python3: %q", out)
+	}
+	if err := c.LinkDown(t.Context(), "host1"); !errors.Is(err, testhosts.ErrUnsupported) {
+		t.Errorf("LinkDown in loopback mode: %v, want ErrUnsupported", err)
+	}
+	if err := c.StopHost(t.Context(), "host1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := net.DialTimeout("tcp", h1.Addr, time.Second); !errors.Is(err, syscallECONNREFUSED) {
+		t.Errorf("dial stopped host: %v, want connection refused", err)
+	}
+}

@@ -1,0 +1,62 @@
+package testhosts_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/brinesalt/brine/internal/testhosts"
+)
+
+// fakeTB records how New gives up; Skip and Fatal unwind like the real ones.
+type fakeTB struct {
+	testing.TB
+	skipped, failed string
+}
+
+type stop struct{}
+
+func (f *fakeTB) Helper()             {}
+func (f *fakeTB) Skip(args ...any)    { f.skipped = fmt.Sprint(args...); panic(stop{}) }
+func (f *fakeTB) Fatal(args ...any)   { f.failed = fmt.Sprint(args...); panic(stop{}) }
+func (f *fakeTB) Logf(string, ...any) {}
+
+func newWith(t *testing.T) (f *fakeTB) {
+	f = &fakeTB{TB: t}
+	defer func() {
+		if r := recover(); r != nil && r != (stop{}) {
+			panic(r)
+		}
+	}()
+	testhosts.New(f, 1)
+	return f
+}
+
+func TestNewWithoutSSHD(t *testing.T) {
+	t.Setenv(testhosts.SSHDEnv, "/nonexistent/sshd")
+	for _, tc := range []struct {
+		require        string
+		skips, failing bool
+	}{
+		{require: "", skips: true},
+		{require: "0", skips: true},
+		{require: "1", failing: true},
+	} {
+		t.Run("require="+tc.require, func(t *testing.T) {
+			t.Setenv(testhosts.RequireEnv, tc.require)
+			f := newWith(t)
+			if got := f.skipped != ""; got != tc.skips {
+				t.Errorf("skipped = %q, want skip=%v", f.skipped, tc.skips)
+			}
+			if got := f.failed != ""; got != tc.failing {
+				t.Errorf("failed = %q, want failure=%v", f.failed, tc.failing)
+			}
+			msg := f.skipped + f.failed
+			for _, want := range []string{"NO TEST HOSTS", "no sshd", "install-deps.sh", testhosts.RequireEnv} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("message %q lacks %q", msg, want)
+				}
+			}
+		})
+	}
+}
