@@ -26,6 +26,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/all"
 	statemod "github.com/brinesalt/brine/state/modules/state"
 	"github.com/brinesalt/brine/state/ordered"
+	_ "github.com/brinesalt/brine/state/pillar/module"
 	staterun "github.com/brinesalt/brine/state/run"
 	"github.com/brinesalt/brine/state/saltyaml"
 	_ "github.com/brinesalt/brine/state/states/all"
