@@ -50,6 +50,12 @@ type queued struct {
 }
 
 func compileCompound(expr any, pillarExact bool, opts Options) (Matcher, error) {
+	return compileCompoundIn(expr, pillarExact, opts, "")
+}
+
+// compileCompoundIn compiles a compound expression; group names the
+// nodegroup it is the expansion of, if any.
+func compileCompoundIn(expr any, pillarExact bool, opts Options, group string) (Matcher, error) {
 	words, offs, text, err := compoundWords(expr)
 	if err != nil {
 		return nil, err
@@ -57,7 +63,7 @@ func compileCompound(expr any, pillarExact bool, opts Options) (Matcher, error) 
 	c := &compoundCompiler{expr: text, opts: opts, pillarExact: pillarExact}
 	queue := make([]queued, len(words))
 	for i, w := range words {
-		queue[i] = queued{word: w, pos: offs[i]}
+		queue[i] = queued{word: w, pos: offs[i], group: group}
 	}
 	if err := c.scan(queue); err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func compileNodegroup(name string, opts Options) (Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile nodegroup target: %w", err)
 	}
-	m, err := compileCompound(words, false, opts)
+	m, err := compileCompoundIn(words, false, opts, name)
 	if err != nil {
 		return nil, fmt.Errorf("compile nodegroup %q: %w", name, err)
 	}
