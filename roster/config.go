@@ -30,7 +30,7 @@ type Config struct {
 	// Options fills in keys that neither the entry nor roster_defaults set.
 	Options Options
 	// ListNodegroups is ssh_list_nodegroups, for tgt_type "nodegroup".
-	ListNodegroups map[string][]string
+	ListNodegroups map[string]any
 	// Reachable reports whether a command-line target that matched nothing
 	// names a host (Salt's salt.utils.network.is_reachable_host: it
 	// resolves). Nil means a DNS lookup.

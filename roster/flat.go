@@ -7,8 +7,9 @@ import (
 	"os"
 
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
 	"github.com/hashicorp/go-multierror"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
 func init() { Register("flat", openFlat) }
@@ -64,18 +65,18 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 	if err != nil {
 		return nil, err
 	}
-	root, err := parseYAML(rendered, file)
-	if err != nil {
-		return nil, err
-	}
 	note := ""
 	if !bytes.Equal(rendered, src) {
 		note = " (line of the rendered roster)"
 	}
+	root, err := saltyaml.ParseNode(rendered, file)
+	if err != nil {
+		return nil, yamlError(err, file, note)
+	}
 	var errs *multierror.Error
 	defaults, derr := defaultFields(cfg.RosterDefaults)
 	errs = multierror.Append(errs, derr...)
-	entries, eerrs := f.entries(newDecoder(), root, defaults, note)
+	entries, eerrs := f.entries(root, defaults, note)
 	errs = multierror.Append(errs, eerrs...)
 	if err := errs.ErrorOrNil(); err != nil {
 		return nil, err
@@ -84,63 +85,55 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 	return f, nil
 }
 
-// entries walks the top-level mapping.
-func (f *Flat) entries(d *decoder, root *yaml.Node, defaults []field, note string) ([]Entry, []error) {
+// entries walks the top-level mapping in file order.
+func (f *Flat) entries(root *saltyaml.Node, defaults []field, note string) ([]Entry, []error) {
 	if root == nil {
 		return nil, nil
 	}
-	if root.Kind == yaml.ScalarNode {
-		if v, _ := resolveScalar(root); v == nil {
-			return nil, nil
-		}
+	val, err := saltyaml.Decode(root)
+	if err != nil {
+		return nil, []error{yamlError(err, f.File, note)}
 	}
-	if root.Kind != yaml.MappingNode {
-		return nil, []error{&Error{File: f.File, Line: root.Line, Msg: "roster must be a mapping of target IDs" + note}}
+	if val == nil {
+		return nil, nil
 	}
+	m, ok := val.(*ordered.Map)
+	if !ok {
+		return nil, []error{&Error{File: f.File, Line: root.Line, Msg: "roster must be a mapping of target IDs, got " + typeName(val) + note}}
+	}
+	nodes := ownPairs(root)
 	var out []Entry
 	var errs []error
-	seen := map[string]int{}
-	pairs, err := d.pairs(root)
-	if err != nil {
-		return nil, []error{&Error{File: f.File, Line: root.Line, Msg: err.Error() + note}}
-	}
-	for _, kv := range pairs {
-		k, err := d.decode(kv[0])
-		if err != nil {
-			errs = append(errs, &Error{File: f.File, Line: kv[0].Line, Msg: err.Error() + note})
-			continue
-		}
+	m.Range(func(k, v any) bool {
 		id := ordered.KeyString(k) // flat.py: str(minion)
-		if first, dup := seen[id]; dup {
-			errs = append(errs, &Error{File: f.File, Line: kv[0].Line, Target: id,
-				Msg: fmt.Sprintf("conflicting ID, first defined on line %d%s", first, note)})
-			continue
+		p, ok := nodes[id]
+		line, vn := root.Line, root
+		if ok {
+			line, vn = p.key.Line, p.val
 		}
-		seen[id] = kv[0].Line
-		e, eerrs := f.entry(d, id, kv[0].Line, kv[1], defaults, note)
+		e, eerrs := f.entry(id, line, v, vn, defaults, note)
 		errs = append(errs, eerrs...)
 		if len(eerrs) == 0 {
 			out = append(out, e)
 		}
-	}
+		return true
+	})
 	return out, errs
 }
 
 // entry builds one target: roster_defaults first, then the entry's own
 // keys over them (roster_matcher.py get_data: a shallow dict.update).
-func (f *Flat) entry(d *decoder, id string, line int, v *yaml.Node, defaults []field, note string) (Entry, []error) {
-	own, err := entryFields(d, v)
+func (f *Flat) entry(id string, line int, v any, vn *saltyaml.Node, defaults []field, note string) (Entry, []error) {
+	own, err := entryFields(v, vn)
 	if err != nil {
-		return Entry{}, []error{&Error{File: f.File, Line: v.Line, Target: id, Msg: err.Error() + note}}
+		return Entry{}, []error{&Error{File: f.File, Line: vn.Line, Target: id, Msg: err.Error() + note}}
 	}
 	fields := mergeFields(defaults, own)
 	t, errs := buildTarget(id, fields, f.cfg.Options)
 	for _, e := range errs {
-		if re, ok := e.(*Error); ok {
-			if re.File == "" && re.Line > 0 {
-				re.File = f.File
-				re.Msg += note
-			}
+		if re, ok := e.(*Error); ok && re.Line > 0 {
+			re.File = f.File
+			re.Msg += note
 		}
 	}
 	t.File, t.Line = f.File, line
@@ -148,50 +141,31 @@ func (f *Flat) entry(d *decoder, id string, line int, v *yaml.Node, defaults []f
 	return Entry{ID: id, Line: line, Target: t}, errs
 }
 
-// entryFields reads an entry's value node: a string is the host, a
-// mapping its keys. Salt drops any other shape silently
-// (roster_matcher.py get_data returns False); Brine refuses it.
-func entryFields(d *decoder, v *yaml.Node) ([]field, error) {
-	if v.Kind == yaml.AliasNode {
-		v = v.Alias
-	}
-	switch v.Kind {
-	case yaml.ScalarNode:
-		val, err := resolveScalar(v)
-		if err != nil {
-			return nil, err
-		}
-		s, ok := val.(string)
-		if !ok {
-			return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys, got %s", typeName(val))
-		}
-		return []field{{key: "host", val: s, raw: v.Value, line: v.Line}}, nil
-	case yaml.MappingNode:
-		pairs, err := d.pairs(v)
-		if err != nil {
-			return nil, err
-		}
+// entryFields reads an entry's value: a string is the host, a mapping its
+// keys, each with the line of its value node. Salt drops any other shape
+// silently (roster_matcher.py get_data returns False); Brine refuses it.
+func entryFields(v any, vn *saltyaml.Node) ([]field, error) {
+	switch x := v.(type) {
+	case string:
+		return []field{{key: "host", val: x, raw: deref(vn).Value, line: vn.Line}}, nil
+	case *ordered.Map:
+		nodes := ownPairs(vn)
 		var out []field
-		for _, kv := range pairs {
-			k, err := d.decode(kv[0])
-			if err != nil {
-				return nil, err
-			}
-			val, err := d.decode(kv[1])
-			if err != nil {
-				return nil, err
-			}
-			fv := field{key: ordered.KeyString(k), val: val, line: kv[1].Line}
-			if kv[1].Kind == yaml.ScalarNode {
-				fv.raw = kv[1].Value
+		x.Range(func(k, val any) bool {
+			key := ordered.KeyString(k)
+			fv := field{key: key, val: val, line: vn.Line}
+			if p, ok := nodes[key]; ok {
+				fv.line = p.val.Line
+				if n := deref(p.val); n.Kind == yaml.ScalarNode {
+					fv.raw = n.Value
+				}
 			}
 			out = append(out, fv)
-		}
+			return true
+		})
 		return out, nil
-	case yaml.SequenceNode:
-		return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys, got a list")
 	}
-	return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys")
+	return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys, got %s", typeName(v))
 }
 
 func (f *Flat) warnUnknown(t Target) {

@@ -141,10 +141,11 @@ func TestParseFlat(t *testing.T) {
 			},
 		},
 		{
+			// 1 and True would be the same key in Python (a conflicting ID).
 			name: "numeric ids are str()'d, null values keep defaults",
-			src:  "1: one.example.com\nTrue:\n  host: t\n  port:\n",
+			src:  "2: two.example.com\nTrue:\n  host: t\n  port:\n",
 			want: func() []Target {
-				return []Target{base("1", "one.example.com", 1), base("True", "t", 2)}
+				return []Target{base("2", "two.example.com", 1), base("True", "t", 2)}
 			},
 		},
 		{
@@ -202,7 +203,7 @@ func TestParseFlatErrors(t *testing.T) {
 				`6:c:entry must be a host string or a mapping of roster keys, got an integer (5)`}},
 		{"yaml syntax", "web1: a\nweb2: d: e\n", nil, nil, []string{`2::yaml: mapping values are not allowed`}},
 		{"top level list", "- a\n- b\n", nil, nil, []string{`1::roster must be a mapping`}},
-		{"duplicate id", "a: x\nb: y\na: z\n", nil, nil, []string{`3:a:conflicting ID, first defined on line 1`}},
+		{"duplicate id", "a: x\nb: y\na: z\n", nil, nil, []string{`3::yaml: while constructing a mapping: found conflicting ID 'a'`}},
 		{"bad defaults", "a: x\n", ordered.FromPairs("port", "ssh"), nil,
 			[]string{`0:a:port: expected a port number`}},
 		{"jinja without renderer", "{% for i in range(3) %}\nweb{{i}}: 10.0.0.{{i}}\n{% endfor %}\n", nil, nil,

@@ -57,7 +57,7 @@ func TestMatchers(t *testing.T) {
 
 func TestTargetsSelection(t *testing.T) {
 	cfg := testConfig()
-	cfg.ListNodegroups = map[string][]string{"dbs": {"db2", "db1"}}
+	cfg.ListNodegroups = map[string]any{"dbs": []any{"db2", "db1"}, "web": "web1,web2"}
 	src := "web2: a\nweb1: b\ndb1: c\ndb2: d\n"
 	f, err := ParseFlat(context.Background(), []byte(src), "roster", cfg)
 	if err != nil {
@@ -72,6 +72,8 @@ func TestTargetsSelection(t *testing.T) {
 		{"db1,web1", "list", []string{"web1", "db1"}},
 		{"d", "pcre", []string{"db1", "db2"}},
 		{"dbs", "nodegroup", []string{"db1", "db2"}},
+		{"web", "nodegroup", []string{"web2", "web1"}},
+		{"nope", "nodegroup", nil},
 		{"nope*", "glob", nil},
 	}
 	for _, tc := range tests {
