@@ -19,6 +19,13 @@
 // path and on flock(2) across processes, and each line is one O_APPEND
 // write.
 //
+// Cancelling a Run sends SIGKILL and closes the session. OpenSSH's sshd
+// ignores signal requests on root logins ("session signalling requires
+// privilege separation") and leaves a pipe session's command running when
+// its channel closes, so a command that must die with its context should
+// run with RunOptions.PTY: closing the terminal hangs it up. OpenSSH also
+// caps sessions per connection (MaxSessions, default 10).
+//
 // Not yet here: ssh-agent, ProxyJump and interactive prompts beyond a
 // password (Config.Auth accepts caller-built methods meanwhile).
 package sshconn
