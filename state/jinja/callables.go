@@ -159,6 +159,8 @@ func (r *runner) attribute(obj any, attr string) (any, bool) {
 		return o.exports.Get(attr)
 	case *saltProxy:
 		return o.attr(attr), true
+	case *namedTuple:
+		return o.field(attr)
 	case *cyclerObj:
 		if attr == "current" {
 			return o.items[o.pos], true

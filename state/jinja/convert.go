@@ -98,6 +98,8 @@ func export(v any) any {
 			out[i] = export(e)
 		}
 		return out
+	case *namedTuple:
+		return export(x.vals)
 	case tuple:
 		out := make([]any, len(x))
 		for i, e := range x {

@@ -79,7 +79,7 @@ func (r *runner) resolve(f *frame, name string) any {
 // annotate attaches the position of n to err unless it happened inside a
 // macro body (the call site will attach its own line).
 func annotate(err error, f *frame, line int) error {
-	if err == nil || err == errBreak || err == errContinue || f.inMacro {
+	if err == nil || err == errBreak || err == errContinue {
 		return err
 	}
 	var te *tplError

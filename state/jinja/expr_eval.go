@@ -302,6 +302,7 @@ func (r *runner) getitem(obj, key any) (any, error) {
 
 // item is obj[key] without fallbacks.
 func (r *runner) item(obj, key any) (any, bool) {
+	obj = plainTuple(obj)
 	switch o := obj.(type) {
 	case *ordered.Map:
 		return lookupKey(o, key)

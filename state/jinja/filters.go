@@ -383,12 +383,12 @@ func fGroupby(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 	var out []any
 	for _, x := range idx {
 		i := x.(int)
-		if n := len(out); n > 0 && equal(out[n-1].(tuple)[0], keys[i]) {
-			g := out[n-1].(tuple)[1].(*pyList)
+		if n := len(out); n > 0 && equal(out[n-1].(*namedTuple).vals[0], keys[i]) {
+			g := out[n-1].(*namedTuple).vals[1].(*pyList)
 			g.items = append(g.items, items[i])
 			continue
 		}
-		out = append(out, tuple{keys[i], newList([]any{items[i]})})
+		out = append(out, &namedTuple{names: []string{"grouper", "list"}, vals: tuple{keys[i], newList([]any{items[i]})}})
 	}
 	return newList(out), nil
 }

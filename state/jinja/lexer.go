@@ -59,7 +59,12 @@ func lex(src string, opts lexOptions) ([]token, error) {
 	if err := l.run(); err != nil {
 		return nil, err
 	}
-	l.toks = append(l.toks, token{kind: tEOF, line: l.line})
+	// Jinja's token stream gives EOF the line of the last real token.
+	eofLine := 1
+	if n := len(l.toks); n > 0 {
+		eofLine = l.toks[n-1].line
+	}
+	l.toks = append(l.toks, token{kind: tEOF, line: eofLine})
 	return l.toks, nil
 }
 

@@ -25,6 +25,31 @@ type tuple []any
 // crossing the package boundary are converted to and from []any.
 type pyList struct{ items []any }
 
+// namedTuple is a tuple whose items also have names, like the
+// (grouper, list) pairs of the groupby filter.
+type namedTuple struct {
+	names []string
+	vals  tuple
+}
+
+func (n *namedTuple) field(name string) (any, bool) {
+	for i, x := range n.names {
+		if x == name {
+			return n.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// plainTuple unwraps a namedTuple so that comparisons treat it as the
+// tuple it is.
+func plainTuple(v any) any {
+	if n, ok := v.(*namedTuple); ok {
+		return n.vals
+	}
+	return v
+}
+
 func newList(items []any) *pyList {
 	if items == nil {
 		items = []any{}
@@ -54,7 +79,7 @@ func (u *undefined) message() string {
 	case !u.hasObj:
 		return fmt.Sprintf("'%s' is undefined", u.name)
 	case u.intKey:
-		return fmt.Sprintf("%s has no element %s", pyRepr(objectTypeRepr(u.obj)), pyRepr(u.key))
+		return fmt.Sprintf("%s has no element %s", objectTypeRepr(u.obj), pyRepr(u.key))
 	}
 	return fmt.Sprintf("%s has no attribute %s", pyRepr(objectTypeRepr(u.obj)), pyRepr(u.name))
 }
@@ -91,7 +116,7 @@ func typeName(v any) string {
 		return "str"
 	case *pyList:
 		return "list"
-	case tuple:
+	case tuple, *namedTuple:
 		return "tuple"
 	case *ordered.Map:
 		return "dict"
@@ -201,6 +226,8 @@ func writeRepr(b *strings.Builder, v any) {
 			writeRepr(b, e)
 		}
 		b.WriteByte(']')
+	case *namedTuple:
+		writeRepr(b, x.vals)
 	case tuple:
 		b.WriteByte('(')
 		for i, e := range x {
@@ -289,6 +316,8 @@ func seqItems(v any) ([]any, bool) {
 		return x.items, true
 	case tuple:
 		return []any(x), true
+	case *namedTuple:
+		return []any(x.vals), true
 	}
 	return nil, false
 }
@@ -300,6 +329,8 @@ func (r *runner) iterate(v any) ([]any, error) {
 		return x.items, nil
 	case tuple:
 		return []any(x), nil
+	case *namedTuple:
+		return []any(x.vals), nil
 	case *ordered.Map:
 		return x.Keys(), nil
 	case string:
@@ -323,6 +354,7 @@ func (r *runner) iterate(v any) ([]any, error) {
 
 // equal is Python's ==.
 func equal(a, b any) bool {
+	a, b = plainTuple(a), plainTuple(b)
 	if fa, ok := numeric(a); ok {
 		if fb, ok := numeric(b); ok {
 			return fa == fb
@@ -396,6 +428,7 @@ func numeric(v any) (float64, bool) {
 
 // compare is Python's ordering, failing as Python does on mixed types.
 func compare(a, b any, op string) (int, error) {
+	a, b = plainTuple(a), plainTuple(b)
 	if fa, ok := numeric(a); ok {
 		if fb, ok := numeric(b); ok {
 			ia, aInt := asInt(a)

@@ -419,17 +419,21 @@ var yamlEscapes = map[rune]string{
 }
 
 // yamlDoubleQuote is Emitter.write_double_quoted with an unbounded width
-// (Salt's yaml_dquote).
-func yamlDoubleQuote(s string) string {
+// and without allow_unicode, as Salt's yaml_dquote builds it.
+func yamlDoubleQuote(s string) string { return yamlDQ(s, false) }
+
+func yamlDQ(s string, allowUnicode bool) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, c := range s {
-		if esc, ok := yamlEscapes[c]; ok {
-			b.WriteString("\\" + esc)
+		plain := c >= 0x20 && c <= 0x7e ||
+			allowUnicode && (c >= 0xa0 && c <= 0xd7ff || c >= 0xe000 && c <= 0xfffd)
+		if plain && c != '"' && c != '\\' && c != 0xfeff {
+			b.WriteRune(c)
 			continue
 		}
-		if c >= 0x20 && c <= 0x7e || yamlPrintable(c) && c >= 0xa0 && c != 0xfeff {
-			b.WriteRune(c)
+		if esc, ok := yamlEscapes[c]; ok {
+			b.WriteString("\\" + esc)
 			continue
 		}
 		switch {
@@ -455,7 +459,7 @@ func yamlSingleQuote(s string) string {
 }
 
 func (e *yamlEmitter) writeDouble(s string, _ int) {
-	q := yamlDoubleQuote(s)
+	q := yamlDQ(s, true)
 	if !e.whitespace {
 		q = " " + q
 	}

@@ -1,0 +1,95 @@
+package jinja
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/google/go-cmp/cmp"
+)
+
+// conformanceCase is one entry of testdata/cases.json, whose expected
+// output or error was produced by real Jinja2 configured as Salt
+// configures it (testdata/gen_cases.py).
+type conformanceCase struct {
+	Name           string            `json:"name"`
+	Template       string            `json:"template"`
+	Vars           json.RawMessage   `json:"vars"`
+	Files          map[string]string `json:"files"`
+	AllowUndefined bool              `json:"allow_undefined"`
+	TrimBlocks     bool              `json:"trim_blocks"`
+	LstripBlocks   bool              `json:"lstrip_blocks"`
+	Output         *string           `json:"output"`
+	Error          string            `json:"error"`
+	Line           int               `json:"line"`
+}
+
+func mapLoader(files map[string]string) Loader {
+	return func(name string) ([]byte, string, error) {
+		src, ok := files[name]
+		if !ok {
+			return nil, "", fmt.Errorf("load %s: %w", name, ErrTemplateNotFound)
+		}
+		return []byte(src), name, nil
+	}
+}
+
+func TestConformance(t *testing.T) {
+	data, err := os.ReadFile("testdata/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []conformanceCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			vars := map[string]any{}
+			if len(c.Vars) > 0 {
+				v, err := ordered.DecodeJSON(bytes.NewReader(c.Vars))
+				if err != nil {
+					t.Fatal(err)
+				}
+				v.(*ordered.Map).Range(func(k, val any) bool { vars[k.(string)] = val; return true })
+			}
+			out, err := Render(context.Background(), c.Template, Options{
+				Name:           "test.sls",
+				Vars:           vars,
+				Loader:         mapLoader(c.Files),
+				AllowUndefined: c.AllowUndefined,
+				TrimBlocks:     c.TrimBlocks,
+				LstripBlocks:   c.LstripBlocks,
+			})
+			if c.Output != nil {
+				if err != nil {
+					t.Fatalf("Render: %v", err)
+				}
+				if diff := cmp.Diff(*c.Output, out); diff != "" {
+					t.Errorf("output mismatch (-jinja2 +brine):\n%s", diff)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Render = %q, %v; want error %q", out, err, c.Error)
+			}
+			got := struct {
+				Msg  string
+				Line int
+			}{e.Msg, e.Line}
+			want := struct {
+				Msg  string
+				Line int
+			}{c.Error, c.Line}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("error mismatch (-jinja2 +brine):\n%s", diff)
+			}
+		})
+	}
+}

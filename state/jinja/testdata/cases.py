@@ -1,0 +1,217 @@
+"""Jinja conformance cases for Brine's state/jinja; see gen_cases.py."""
+
+G = {"grains": {"os": "Debian", "os_family": "Debian", "osrelease": "12", "num_cpus": 2,
+                "ipv4": ["10.0.0.5", "127.0.0.1"], "id": "web1"},
+     "pillar": {"users": {"alice": {"uid": 1001, "shell": "/bin/bash"},
+                          "bob": {"uid": 1002}},
+                "pkgs": ["nginx", "curl", "git"], "port": 8080, "enabled": True, "empty": None}}
+
+MAP = """{% set defaults = {'pkg': 'nginx', 'service': 'nginx', 'conf': '/etc/nginx/nginx.conf', 'opts': {'workers': 2}} %}
+{% set os_map = {'Debian': {'pkg': 'nginx-full'}, 'RedHat': {'pkg': 'nginx', 'conf': '/etc/nginx/conf.d'}} %}
+{% set nginx = defaults %}
+{% do nginx.update(os_map.get(grains.os_family, {})) %}
+{% do nginx.update(pillar.get('nginx', {})) %}
+"""
+
+MACROS = """{% macro pkg(name, version=None) -%}
+{{ name }}:
+  pkg.installed:
+{%- if version %}
+    - version: {{ version }}
+{%- endif %}
+{%- endmacro %}
+{% macro wrap(tag) %}<{{ tag }}>{{ caller() }}</{{ tag }}>{% endmacro %}
+{% set exported = 42 %}
+{% set _private = 1 %}
+"""
+
+CASES = [
+    # output and printing
+    dict(name="text", template="hello world\n"),
+    dict(name="no_trailing_newline", template="hello"),
+    dict(name="print_none_bool", template="{{ None }} {{ True }} {{ false }} {{ none }}"),
+    dict(name="print_numbers", template="{{ 1 }} {{ 1.0 }} {{ 2.5e10 }} {{ 1e20 }} {{ 0.1 + 0.2 }} {{ 10 / 4 }} {{ 10 // 4 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ 7 / 7 }}"),
+    dict(name="print_dict", template="{{ {'a': 1, 'b': 'x', 'c': [1, 'y', None], 'd': {'e': True}} }}"),
+    dict(name="print_list_tuple", template="{{ [1, 'a', 2.0] }} {{ (1,) }} {{ (1, 'b') }} {{ () }} {{ [] }} {{ {} }}"),
+    dict(name="print_quotes", template="{{ [\"it's\", 'say \"hi\"', 'both \\' \"', 'back\\\\slash', 'nl\\n'] }}"),
+    dict(name="print_pillar", template="{{ pillar.users }}\n{{ pillar.pkgs }}\n{{ pillar.empty }}", vars=G),
+    dict(name="concat_tilde", template="{{ 'a' ~ 1 ~ None ~ [1] }}"),
+    dict(name="string_ops", template="{{ 'ab' * 3 }} {{ 'a' + 'b' }} {{ [1] + [2] }} {{ [0] * 3 }} {{ 'b' in 'abc' }} {{ 2 in [1, 2] }} {{ 'k' in {'k': 1} }} {{ 3 not in [1] }}"),
+    dict(name="compare_chain", template="{{ 1 < 2 < 3 }} {{ 1 < 3 < 2 }} {{ 'a' < 'b' }} {{ [1, 2] < [1, 3] }} {{ 1 == 1.0 }} {{ 1 != 2 }} {{ True == 1 }}"),
+    dict(name="logic", template="{{ 0 or 'x' }} {{ 1 and 'y' }} {{ not 0 }} {{ '' or [] or 'z' }} {{ none or 0 }}"),
+    dict(name="cond_expr", template="{{ 'yes' if 1 else 'no' }} {{ 'a' if 0 else 'b' if 1 else 'c' }}"),
+    dict(name="unary", template="{{ -3|abs }} {{ -(3) }} {{ +4 }} {{ - 2.5 }}"),
+    dict(name="subscript_slice", template="{{ 'hello'[1:3] }} {{ [1,2,3,4][::-1] }} {{ [1,2,3][-1] }} {{ 'abc'[::2] }} {{ [1,2,3,4,5][1:-1] }} {{ 'x'[5:] }}"),
+    dict(name="attr_index", template="{{ pillar.users.alice.uid }} {{ pillar['users']['bob']['uid'] }} {{ pillar.pkgs[1] }} {{ pillar.pkgs.0 }} {{ grains['ipv4'][0] }}", vars=G),
+    dict(name="string_escapes", template="{{ 'a\\tb' }}|{{ \"q\\\"q\" }}|{{ 'u\\u00e9' }}|{{ 'x' 'y' }}"),
+    dict(name="unicode", template="{{ 'héllo wörld'|upper }} {{ 'ñ'|length }} {{ ['é'] }}"),
+    # whitespace control
+    dict(name="ws_minus", template="a  {%- if true -%}  b  {%- endif -%}  c\n"),
+    dict(name="ws_var_minus", template="a\n  {{- 'x' -}}\n  b\n"),
+    dict(name="ws_default_blocks", template="{% for i in [1, 2] %}\n  item {{ i }}\n{% endfor %}\nend\n"),
+    dict(name="ws_trim_blocks", template="{% for i in [1, 2] %}\n  item {{ i }}\n{% endfor %}\nend\n", trim_blocks=True),
+    dict(name="ws_lstrip_blocks", template="list:\n  {% for i in [1, 2] %}\n  - {{ i }}\n  {% endfor %}\nend\n", trim_blocks=True, lstrip_blocks=True),
+    dict(name="ws_lstrip_plus", template="x\n    {%+ if true %}y{% endif %}\n", lstrip_blocks=True),
+    dict(name="ws_comment", template="a {# comment #} b\n{#- strip -#}\nc\n{# multi\nline #}d\n"),
+    dict(name="raw", template="{% raw %}{{ not_rendered }} {% if %}{% endraw %}\n{%- raw -%}  x  {%- endraw %}|"),
+    # if / for
+    dict(name="if_elif_else", template="{% for v in [1, 5, 10] %}{% if v < 3 %}small{% elif v < 7 %}mid{% else %}big{% endif %} {% endfor %}"),
+    dict(name="for_loop_vars", template="{% for x in 'abc' %}{{ loop.index }}{{ loop.index0 }}{{ loop.revindex }}{{ loop.revindex0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }};{% endfor %}"),
+    dict(name="for_cycle", template="{% for x in range(5) %}{{ loop.cycle('odd', 'even') }} {% endfor %}"),
+    dict(name="for_else", template="{% for x in [] %}x{% else %}empty{% endfor %}"),
+    dict(name="for_filter", template="{% for x in range(10) if x is even %}{{ x }}{{ loop.length }},{% endfor %}"),
+    dict(name="for_unpack", template="{% for k, v in {'a': 1, 'b': 2}.items() %}{{ k }}={{ v }};{% endfor %}{% for a, b in [(1, 2), [3, 4]] %}{{ a + b }}{% endfor %}"),
+    dict(name="for_dict_keys", template="{% for k in pillar.users %}{{ k }} {% endfor %}", vars=G),
+    dict(name="for_nested_loop", template="{% for a in [1,2] %}{% for b in 'xy' %}{{ loop.index }}{{ b }}{% endfor %}{{ loop.index }} {% endfor %}"),
+    dict(name="for_break_continue", template="{% for i in range(10) %}{% if i == 2 %}{% continue %}{% endif %}{% if i > 5 %}{% break %}{% endif %}{{ i }}{% endfor %}"),
+    dict(name="for_prev_next", template="{% for i in [1,2,3] %}{{ loop.previtem|default('-') }}{{ i }}{{ loop.nextitem|default('-') }} {% endfor %}"),
+    dict(name="for_changed", template="{% for i in [1,1,2,2,3] %}{% if loop.changed(i) %}{{ i }}{% endif %}{% endfor %}"),
+    dict(name="for_recursive", template="{% for item in tree recursive %}[{{ item.name }}{% if item.children %}{{ loop(item.children) }}{% endif %}]{% endfor %}",
+         vars={"tree": [{"name": "a", "children": [{"name": "b", "children": []}, {"name": "c", "children": [{"name": "d", "children": []}]}]}]}),
+    dict(name="for_scope", template="{% set x = 1 %}{% for i in [1] %}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}"),
+    dict(name="if_scope_leaks", template="{% if true %}{% set y = 5 %}{% endif %}{{ y }}"),
+    # set / namespace / with
+    dict(name="set_multi", template="{% set a, b = 1, 2 %}{{ a }}{{ b }}{% set c = 3 if false else 4 %}{{ c }}{% set t = 1, 2 %}{{ t }}"),
+    dict(name="set_block", template="{% set body %}\nline {{ 1 + 1 }}\n{% endset %}[{{ body }}]{% set up | upper %}abc{% endset %}{{ up }}"),
+    dict(name="namespace", template="{% set ns = namespace(found=false, total=0) %}{% for i in [1, 2, 3] %}{% if i == 2 %}{% set ns.found = true %}{% endif %}{% set ns.total = ns.total + i %}{% endfor %}{{ ns.found }} {{ ns.total }}"),
+    dict(name="with_block", template="{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}{{ a is defined }}"),
+    # do / dict and list methods
+    dict(name="do_update", template="{% set d = {'a': 1} %}{% do d.update({'b': 2}) %}{% do d.update(c=3) %}{{ d }}"),
+    dict(name="do_append", template="{% set l = [] %}{% for i in range(3) %}{% do l.append(i * 2) %}{% endfor %}{% do l.extend([9]) %}{% do l.insert(0, 'x') %}{{ l }} {{ l.pop() }} {{ l }}"),
+    dict(name="dict_methods", template="{% set d = {'b': 2, 'a': 1} %}{{ d.keys()|list }} {{ d.values()|list }} {{ d.items()|list }} {{ d.get('a') }} {{ d.get('z') }} {{ d.get('z', 'dflt') }} {{ d.setdefault('c', 3) }} {{ d.pop('b') }} {{ d }} {{ d.copy() }}"),
+    dict(name="dict_insertion_order", template="{% set d = {} %}{% do d.update({'z': 1}) %}{% do d.update({'a': 2}) %}{% for k, v in d.items() %}{{ k }}{% endfor %} {{ d|list }}"),
+    dict(name="list_methods", template="{% set l = [3, 1, 2, 1] %}{{ l.index(2) }} {{ l.count(1) }}{% do l.sort() %} {{ l }}{% do l.reverse() %} {{ l }}{% do l.remove(1) %} {{ l }}"),
+    dict(name="str_methods", template="{{ 'a,b,,c'.split(',') }} {{ ' x y  z '.split() }} {{ 'a=b=c'.split('=', 1) }} {{ 'a=b=c'.rsplit('=', 1) }} {{ '  pad  '.strip() }}|{{ 'xxhixx'.strip('x') }} {{ 'abc'.startswith('ab') }} {{ 'abc'.endswith(('x', 'c')) }} {{ 'aaa'.replace('a', 'b', 2) }} {{ '-'.join(['a', 'b']) }} {{ 'Hello'.upper() }}{{ 'Hello'.lower() }} {{ 'hello world'.title() }} {{ 'hello'.capitalize() }} {{ 'abc'.find('c') }} {{ 'abc'.find('z') }} {{ '42'.isdigit() }} {{ '7'.zfill(3) }} {{ 'ab'.center(6, '*') }} {{ 'a:b'.partition(':') }} {{ 'l1\\nl2'.splitlines() }} {{ 'ab'.ljust(4) }}|"),
+    dict(name="str_format_method", template="{{ '{} is {}'.format('x', 1) }} {{ '{0}{1}{0}'.format('a', 'b') }} {{ '{name}:{port}'.format(name='h', port=80) }} {{ '{:>5}|{:<5}|{:^5}'.format('r', 'l', 'c') }} {{ '{:05.2f}'.format(3.14159) }} {{ '{:,}'.format(1234567) }} {{ '{:x}'.format(255) }} {{ '{{}}'.format() }} {{ '{0[a]}'.format({'a': 7}) }}"),
+    dict(name="percent_format", template="{{ '%s-%d' % ('a', 3) }} {{ '%05.1f' % 3.14159 }} {{ '%s' % 'solo' }} {{ '%(a)s/%(b)s' % {'a': 1, 'b': 2} }} {{ '%x %o %e' % (255, 8, 12345.678) }} {{ '%-5s|%5s' % ('l', 'r') }} {{ '%%' % () }} {{ '%r' % 'q' }} {{ '%d' % 3.9 }} {{ '%s' % [1, 2] }} {{ '%s' % None }}"),
+    # macros / call / caller
+    dict(name="macro_defaults", template="{% macro m(a, b='B', c=none) %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }} {{ m(1, 2) }} {{ m(1, c=3) }} {{ m(a='x', b='y') }}"),
+    dict(name="macro_varargs_kwargs", template="{% macro m(a) %}{{ a }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, 3, k='v') }}"),
+    dict(name="macro_caller", template="{% macro wrap(t) %}<{{ t }}>{{ caller() }}</{{ t }}>{% endmacro %}{% call wrap('b') %}inner {{ 1 + 1 }}{% endcall %}"),
+    dict(name="macro_caller_args", template="{% macro each(items) %}{% for i in items %}{{ caller(i) }}{% endfor %}{% endmacro %}{% call(x) each([1, 2]) %}[{{ x }}]{% endcall %}"),
+    dict(name="macro_recursive", template="{% macro fact(n) %}{% if n <= 1 %}1{% else %}{{ n * fact(n - 1)|int }}{% endif %}{% endmacro %}{{ fact(5) }}"),
+    dict(name="macro_sees_globals", template="{% set g = 'G' %}{% macro m() %}{{ g }}{{ grains.id }}{% endmacro %}{{ m() }}", vars=G),
+    dict(name="macro_missing_arg", template="{% macro m(a, b) %}{{ a }}{{ b is defined }}{% endmacro %}{{ m(1) }}"),
+    dict(name="macro_sls_output", template="{% macro state(id, fun, args) -%}\n{{ id }}:\n  {{ fun }}:\n{%- for k, v in args.items() %}\n    - {{ k }}: {{ v }}\n{%- endfor %}\n{%- endmacro %}\n{{ state('pkg_nginx', 'pkg.installed', {'name': 'nginx', 'refresh': True}) }}\n"),
+    # imports and includes
+    dict(name="import_as", template="{% import 'macros.jinja' as m %}{{ m.pkg('vim', '1.0') }}\n{{ m.exported }}", files={"macros.jinja": MACROS}),
+    dict(name="from_import", template="{% from 'macros.jinja' import pkg, wrap as w %}{{ pkg('vim') }}\n{% call w('i') %}x{% endcall %}", files={"macros.jinja": MACROS}),
+    dict(name="from_import_map_with_context", template="{% from 'map.jinja' import nginx with context %}{{ nginx.pkg }} {{ nginx.conf }} {{ nginx.opts.workers }}", vars=G, files={"map.jinja": MAP}),
+    dict(name="import_map_globals", template="{% from 'map.jinja' import nginx %}{{ nginx.pkg }}", vars=G, files={"map.jinja": MAP}),
+    dict(name="include", template="start\n{% include 'inc.sls' %}\nend\n", vars=G, files={"inc.sls": "included {{ grains.os }} {{ local|default('-') }}\n"}),
+    dict(name="include_sees_context", template="{% set local = 'L' %}{% include 'inc.sls' %}", vars=G, files={"inc.sls": "included {{ grains.os }} {{ local }}\n"}),
+    dict(name="include_in_loop", template="{% for i in [1, 2] %}{% include 'i.j' %}{% endfor %}", files={"i.j": "[{{ i }}]"}),
+    dict(name="include_ignore_missing", template="a{% include 'nope.sls' ignore missing %}b"),
+    dict(name="import_yaml", template="{% import_yaml 'defaults.yaml' as d %}{{ d.port }} {{ d.pkgs }} {{ d }}", vars=G, files={"defaults.yaml": "port: {{ pillar.port }}\npkgs:\n  - a\n  - b\nmode: '0644'\n"}),
+    dict(name="import_json", template="{% import_json 'd.json' as d %}{{ d.a }} {{ d }}", files={"d.json": '{"a": [1, 2], "b": {"c": null}}'}),
+    dict(name="import_text", template="{% import_text 't.txt' as t %}[{{ t }}]", files={"t.txt": "some text\n"}),
+    dict(name="load_yaml_tag", template="{% load_yaml as cfg %}\na: 1\nb: [x, y]\nc: {{ grains.os }}\n{% endload %}{{ cfg.a }} {{ cfg.b }} {{ cfg.c }}", vars=G),
+    dict(name="load_json_tag", template="{% load_json as cfg %}{\"a\": {{ 1 + 1 }}}{% endload %}{{ cfg }}"),
+    dict(name="load_text_tag", template="{% load_text as t %}  hi {{ 1 }}{% endload %}[{{ t }}]"),
+    # filters
+    dict(name="f_default", template="{{ missing|default('d') }} {{ missing|d('dd') }} {{ ''|default('e', true) }} {{ none|default('n') }} {{ pillar.nope|default('np') }} {{ pillar.get('nope', 'g') }}", vars=G),
+    dict(name="f_join_map", template="{{ [1, 2, 3]|join(',') }} {{ users|map(attribute='name')|join(' ') }} {{ ['a', 'b']|map('upper')|list }} {{ users|join(',', attribute='name') }}",
+         vars={"users": [{"name": "al", "uid": 3}, {"name": "bo", "uid": 1}]}),
+    dict(name="f_select_reject", template="{{ range(10)|select('odd')|list }} {{ range(5)|reject('even')|list }} {{ [0, 1, '', 'a', none]|select|list }} {{ users|selectattr('admin')|map(attribute='name')|list }} {{ users|rejectattr('admin')|map(attribute='name')|list }} {{ users|selectattr('uid', 'gt', 1)|map(attribute='name')|list }} {{ users|selectattr('name', 'equalto', 'bo')|list }}",
+         vars={"users": [{"name": "al", "uid": 3, "admin": True}, {"name": "bo", "uid": 1, "admin": False}]}),
+    dict(name="f_sort", template="{{ [3, 1, 2]|sort }} {{ ['b', 'A', 'c']|sort }} {{ ['b', 'A', 'c']|sort(case_sensitive=true) }} {{ [3, 1, 2]|sort(reverse=true) }} {{ users|sort(attribute='uid')|map(attribute='name')|list }}",
+         vars={"users": [{"name": "al", "uid": 3}, {"name": "bo", "uid": 1}]}),
+    dict(name="f_dictsort", template="{{ {'b': 1, 'a': 2, 'C': 0}|dictsort }} {{ {'b': 1, 'a': 2}|dictsort(by='value') }} {{ {'b': 1, 'a': 2}|dictsort(reverse=true) }}"),
+    dict(name="f_items_list", template="{{ {'a': 1}|items|list }} {{ 'ab'|list }} {{ {'x': 1, 'y': 2}|list }}"),
+    dict(name="f_length", template="{{ [1, 2]|length }} {{ 'abc'|count }} {{ {'a': 1}|length }} {{ pillar.pkgs|length }}", vars=G),
+    dict(name="f_first_last", template="{{ [1, 2, 3]|first }} {{ [1, 2, 3]|last }} {{ 'abc'|first }} {{ 'abc'|last }}"),
+    dict(name="f_case", template="{{ 'hello WORLD'|upper }} {{ 'HeLLo'|lower }} {{ 'hello world-foo'|title }} {{ 'hELLO'|capitalize }}"),
+    dict(name="f_replace_trim", template="{{ 'aaa'|replace('a', 'b') }} {{ 'aaa'|replace('a', 'b', 2) }} [{{ '  x  '|trim }}] [{{ 'xxyxx'|trim('x') }}]"),
+    dict(name="f_int_float", template="{{ '42'|int }} {{ 'x'|int }} {{ 'x'|int(7) }} {{ '3.7'|int }} {{ 3.7|int }} {{ '0x1F'|int(0, 16) }} {{ '12'|float }} {{ 'y'|float }} {{ true|int }} {{ ' 5 '|int }}"),
+    dict(name="f_string_bool", template="{{ 5|string }} {{ none|string }} {{ [1]|string }} {{ 1|string ~ 2 }}"),
+    dict(name="f_round", template="{{ 2.5|round }} {{ 3.5|round }} {{ 2.675|round(2) }} {{ 3.14159|round(2) }} {{ 3.1|round(0, 'ceil') }} {{ 3.9|round(0, 'floor') }} {{ 7|round }} {{ 1.0|round(1) }}"),
+    dict(name="f_abs_sum_minmax", template="{{ -5|abs }} {{ [1, 2, 3]|sum }} {{ [1.5, 2]|sum }} {{ users|sum(attribute='uid') }} {{ [3, 1, 2]|min }} {{ [3, 1, 2]|max }} {{ ['b', 'a']|min }}",
+         vars={"users": [{"name": "al", "uid": 3}, {"name": "bo", "uid": 1}]}),
+    dict(name="f_unique", template="{{ [1, 2, 1, 3, 2]|unique }} {{ ['a', 'b', 'a']|unique|list }}"),
+    dict(name="f_batch_slice", template="{{ range(7)|batch(3)|list }} {{ range(5)|batch(2, 'x')|list }} {{ range(7)|slice(3)|list }}"),
+    dict(name="f_indent", template="{{ 'a\\nb\\n\\nc'|indent }}|{{ 'a\\nb'|indent(2, true) }}|{{ 'a\\n\\nb'|indent(2, blank=true) }}|{{ 'x\\ny'|indent(first=true) }}"),
+    dict(name="f_format", template="{{ '%s=%s'|format('a', 1) }} {{ '%05d'|format(42) }} {{ '%(x)s'|format(x='kw') }}"),
+    dict(name="f_json_tojson", template="{{ {'b': 1, 'a': [1, 2.5, none, true], 'c': 'é<>&\\''}|json }}\n{{ {'b': 1, 'a': 'é<>&\\''}|tojson }}\n{{ [1, {'z': 1, 'y': 2}]|json }}\n{{ 'str'|json }} {{ 5|json }} {{ {'a': 1}|tojson(2) }}"),
+    dict(name="f_yaml", template="{{ {'b': 1, 'a': [1, 'two', none, true, 1.5]}|yaml }}\n{{ [1, 'a b', 'yes', '123', '', 'x: y', '#c', '- z']|yaml }}\n{{ 'plain'|yaml }} {{ 5|yaml }} {{ none|yaml }} {{ 'on'|yaml }}\n{{ {'k': {'n': [1, 2]}, 'e': {}, 'l': []}|yaml(False) }}\n{{ pillar|yaml }}", vars=G),
+    dict(name="f_yaml_long", template="{{ items|yaml }}", vars={"items": ["item-number-%d" % i for i in range(12)]}),
+    dict(name="f_yaml_encode_dquote", template="{{ 'a\"b\\n'|yaml_dquote }} {{ 'x'|yaml_encode }} {{ 5|yaml_encode }} {{ true|yaml_encode }} {{ none|yaml_encode }} {{ 1.5|yaml_encode }} {{ 'é\\t'|yaml_dquote }}"),
+    dict(name="f_escape_safe", template="{{ '<a href=\"x\">&\\'</a>'|e }} {{ '<b>'|escape }} {{ '<i>'|safe }}"),
+    dict(name="f_wordcount_reverse", template="{{ 'one two  three'|wordcount }} {{ 'abc'|reverse }} {{ [1, 2, 3]|reverse|list }}"),
+    dict(name="f_groupby", template="{% for g in users|groupby('grp') %}{{ g.grouper }}:{{ g.list|map(attribute='n')|join(',') }};{% endfor %}{% for k, items in users|groupby('grp') %}{{ k }}{{ items|length }}{% endfor %}",
+         vars={"users": [{"n": "a", "grp": "x"}, {"n": "b", "grp": "y"}, {"n": "c", "grp": "x"}]}),
+    dict(name="f_sequence_tobool", template="{{ 'a'|sequence }} {{ ['b']|sequence }} {{ 'yes'|to_bool }} {{ 'no'|to_bool }} {{ 1|to_bool }} {{ 0|to_bool }} {{ none|to_bool }} {{ [1]|to_bool }}"),
+    dict(name="f_quote", template="{{ 'simple'|quote }} {{ 'has space'|quote }} {{ \"it's\"|quote }} {{ ''|quote }}"),
+    dict(name="f_regex", template="{{ 'abcd'|regex_search('b(c)') }} {{ 'abcd'|regex_search('bc') }} {{ 'abcd'|regex_search('z') }} {{ 'abcd'|regex_match('b') }} {{ 'abcd'|regex_match('(a)(b)') }} {{ 'a b  c'|regex_replace('\\\\s+', '_') }} {{ 'ABC'|regex_search('b', ignorecase=true) }} {{ 'x1y22'|regex_replace('(\\\\d+)', '<\\\\1>') }}"),
+    dict(name="f_hash", template="{{ 'abc'|md5 }} {{ 'abc'|sha256 }}"),
+    dict(name="f_load_filters", template="{{ ('a: 1\\nb: [1, 2]'|load_yaml).b }} {{ '{\"x\": 1}'|load_json }} {{ 'raw'|load_text }}"),
+    dict(name="f_skip", template="[{{ 'x'|skip }}]"),
+    # tests
+    dict(name="tests_types", template="{{ 1 is number }} {{ 'a' is string }} {{ {} is mapping }} {{ [] is sequence }} {{ 'a' is sequence }} {{ 5 is sequence }} {{ [] is iterable }} {{ none is none }} {{ 1 is none }} {{ true is boolean }} {{ 1 is integer }} {{ 1.0 is float }} {{ [] is list }} {{ 'a' is list }}"),
+    dict(name="tests_defined", template="{{ x is defined }} {{ x is undefined }} {{ grains is defined }} {{ grains.nope is defined }} {{ pillar.users.alice is defined }} {{ x is not defined }}", vars=G),
+    dict(name="tests_numeric", template="{{ 4 is even }} {{ 3 is odd }} {{ 9 is divisibleby 3 }} {{ 9 is divisibleby(2) }} {{ 5 is gt 3 }} {{ 5 is lt(3) }} {{ 2 is in [1, 2] }} {{ 'a' is in 'abc' }} {{ 1 is equalto 1 }} {{ 1 is eq 1 }} {{ 1 is ne 2 }} {{ 3 is ge 3 }}"),
+    dict(name="tests_sameas_match", template="{{ none is sameas none }} {{ true is sameas true }} {{ 1 is sameas true }} {{ 'foobar' is match('fo+') }} {{ 'foobar' is match('bar') }} {{ 'abc' is lower }} {{ 'ABC' is upper }}"),
+    dict(name="if_pillar_get", template="{% if pillar.get('enabled', False) %}on{% endif %} {% if pillar.get('nope') %}x{% else %}off{% endif %} {% if pillar.users.alice.shell is defined %}sh{% endif %}", vars=G),
+    # globals
+    dict(name="range_dict", template="{{ range(3)|list }} {{ range(1, 10, 3)|list }} {{ range(5, 0, -2)|list }} {{ dict(a=1, b=2) }} {{ dict([('x', 1)]) }}"),
+    dict(name="cycler_joiner", template="{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }} {% set j = joiner('|') %}{% for i in [1, 2, 3] %}{{ j() }}{{ i }}{% endfor %}"),
+    dict(name="odict_global", template="{% set o = odict() %}{% do o.update({'z': 1}) %}{% do o.update({'a': 2}) %}{{ o|list }}"),
+    # realistic SLS
+    dict(name="sls_users", template="""{% for user, args in pillar.get('users', {}).items() %}
+{{ user }}:
+  user.present:
+    - uid: {{ args.uid }}
+{%- if 'shell' in args %}
+    - shell: {{ args['shell'] }}
+{%- endif %}
+    - groups: {{ args.get('groups', ['users'])|json }}
+{% endfor %}
+pkgs:
+  pkg.installed:
+    - pkgs: {{ pillar.pkgs|yaml }}
+{% set port = pillar.port|default(80) %}
+firewall:
+  cmd.run:
+    - name: iptables -A INPUT -p tcp --dport {{ port }} -j ACCEPT
+    - unless: iptables -C INPUT -p tcp --dport {{ port }} -j ACCEPT
+""", vars=G),
+    dict(name="sls_map_pattern", template="""{% from 'map.jinja' import nginx with context %}
+nginx:
+  pkg.installed:
+    - name: {{ nginx.pkg }}
+  service.running:
+    - name: {{ nginx.service }}
+    - watch:
+      - file: {{ nginx.conf }}
+{{ nginx.conf }}:
+  file.managed:
+    - contents: |
+        worker_processes {{ nginx.opts.workers }};
+""", vars=G, files={"map.jinja": MAP}),
+    dict(name="sls_trim_lstrip", template="""{% for p in ['a', 'b'] %}
+  {% if p == 'a' %}
+pkg_{{ p }}:
+  pkg.installed
+  {% endif %}
+{% endfor %}
+""", trim_blocks=True, lstrip_blocks=True),
+    # undefined handling
+    dict(name="allow_undefined", template="[{{ nope }}] [{{ nope|default('d') }}] {% for x in nope %}x{% endfor %}{% if nope %}y{% endif %}", allow_undefined=True),
+    # errors
+    dict(name="err_undefined", template="line1\n{{ missing }}\n"),
+    dict(name="err_dict_attr", template="a\nb\n{{ pillar.nope.deeper }}\n", vars=G),
+    dict(name="err_dict_attr_print", template="{{ grains.nope }}", vars=G),
+    dict(name="err_list_index", template="{{ pillar.pkgs[10] }}", vars=G),
+    dict(name="err_undefined_in_if", template="{% if x == 1 %}a{% endif %}"),
+    dict(name="err_undefined_iter", template="\n\n{% for a in nope %}{% endfor %}"),
+    dict(name="err_undefined_filter", template="{{ nope|upper }}"),
+    dict(name="err_syntax_unclosed", template="a\n{% if true %}\nb\n"),
+    dict(name="err_syntax_unknown_tag", template="a\n{% frobnicate %}\n"),
+    dict(name="err_syntax_expr", template="{{ 1 + }}"),
+    dict(name="err_syntax_endfor", template="{% for x in y %}\n{% endif %}"),
+    dict(name="err_no_filter", template="\n{{ 1|nosuchfilter }}"),
+    dict(name="err_type_add", template="{{ 'a' + 1 }}"),
+    dict(name="err_div_zero", template="x\n{{ 1 / 0 }}"),
+    dict(name="err_raise", template="{{ raise('custom failure') }}"),
+    dict(name="err_macro_body", template="{% macro m() %}\n{{ nope }}\n{% endmacro %}\n\n{{ m() }}"),
+    dict(name="err_ns_assign", template="{% set d = {} %}{% set d.x = 1 %}"),
+]
