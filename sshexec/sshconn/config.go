@@ -82,6 +82,10 @@ type Config struct {
 	// KnownHostsFile is Salt's known_hosts_file option; empty means
 	// ~/.ssh/known_hosts.
 	KnownHostsFile string
+	// HashKnownHosts records new hosts hashed, like OpenSSH's
+	// HashKnownHosts (on in Debian's ssh_config). Hashed and plain entries
+	// are both read either way.
+	HashKnownHosts bool
 
 	// Timeout bounds TCP connect, handshake and authentication together
 	// (roster "timeout"); zero means only ctx bounds them.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -19,6 +20,7 @@ import (
 // hostKeys checks one host's key against one known_hosts file.
 type hostKeys struct {
 	mode  HostKeyMode
+	hash  bool
 	file  string
 	addr  string // host:port as dialled
 	log   *slog.Logger
@@ -28,7 +30,7 @@ type hostKeys struct {
 
 // newHostKeys reads the known_hosts file once for this dial.
 func newHostKeys(cfg *Config) (*hostKeys, error) {
-	h := &hostKeys{mode: cfg.HostKey, addr: cfg.addr(), log: cfg.logger()}
+	h := &hostKeys{mode: cfg.HostKey, hash: cfg.HashKnownHosts, addr: cfg.addr(), log: cfg.logger()}
 	if h.mode == HostKeyIgnore {
 		return h, nil
 	}
@@ -169,6 +171,10 @@ func (h *hostKeys) record(remote net.Addr, key ssh.PublicKey) error {
 		return err
 	}
 	line := knownhosts.Line([]string{h.addr}, key) + "\n"
+	if h.hash {
+		line = knownhosts.HashHostname(knownhosts.Normalize(h.addr)) + " " +
+			strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key))) + "\n"
+	}
 	if !endsWithNewline(f) {
 		line = "\n" + line
 	}

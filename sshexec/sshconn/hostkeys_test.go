@@ -276,3 +276,19 @@ func TestHelperRecord(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestHashKnownHosts(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	f.cfg.KnownHostsFile = filepath.Join(t.TempDir(), "known_hosts")
+	f.cfg.HostKey, f.cfg.HashKnownHosts = HostKeyAcceptNew, true
+	f.dial(t)
+	data, err := os.ReadFile(f.cfg.KnownHostsFile)
+	if err != nil || !strings.HasPrefix(string(data), "|1|") || strings.Contains(string(data), "127.0.0.1") {
+		t.Fatalf("known_hosts = %q, %v; want one hashed entry", data, err)
+	}
+	f.cfg.HostKey = HostKeyStrict
+	f.dial(t)
+	if got := countLines(t, f.cfg.KnownHostsFile); got != 1 {
+		t.Errorf("known_hosts lines = %d, want 1", got)
+	}
+}

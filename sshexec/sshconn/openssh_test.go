@@ -105,6 +105,18 @@ func TestOpenSSHCompatibility(t *testing.T) {
 		t.Errorf("ssh with our key and known_hosts: %v: %s", err, out)
 	}
 
+	hashed := cfg
+	hashed.KnownHostsFile, hashed.HashKnownHosts = filepath.Join(t.TempDir(), "known_hosts"), true
+	hc, err := Dial(ctx, hashed)
+	if err != nil {
+		t.Fatalf("Dial recording hashed: %v", err)
+	}
+	hc.Close()
+	host := fmt.Sprintf("[127.0.0.1]:%d", port)
+	if out, err := exec.Command("ssh-keygen", "-F", host, "-f", hashed.KnownHostsFile).CombinedOutput(); err != nil {
+		t.Errorf("ssh-keygen -F %s finds no hashed entry: %v: %s", host, err, out)
+	}
+
 	if code, err := c.Run(ctx, "exit 7", nil, nil, nil); code != 7 || err != nil {
 		t.Errorf("Run exit 7 = %d, %v", code, err)
 	}

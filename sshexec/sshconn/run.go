@@ -27,7 +27,8 @@ type RunOptions struct {
 // copied). A non-zero exit status is returned as the code with a nil error.
 // Errors: *ExitError when the command is killed by a signal, ErrConnLost
 // when the connection drops, ctx's cause when ctx ends (the remote command
-// is sent SIGKILL and the session closed).
+// is sent SIGKILL and the session closed; see the package doc for when
+// OpenSSH lets it live on).
 func (c *Conn) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	return c.RunWith(ctx, cmd, stdin, stdout, stderr, RunOptions{})
 }
