@@ -79,7 +79,7 @@ func (o GatherOptions) cpuMem() map[string]any {
 	if md, err := o.readFile("/proc/mdstat"); err == nil {
 		g["mdadm"] = mdadmDevices(md)
 	}
-	g["num_gpus"], g["gpus"] = 0, []any{}
+	g["num_gpus"], g["gpus"] = o.gpuData()
 	return g
 }
 
