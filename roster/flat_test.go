@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -149,6 +150,14 @@ func TestParseFlat(t *testing.T) {
 			},
 		},
 		{
+			name: "jinja loop",
+			src:  "{% for i in range(2) %}\nweb{{ i }}: 10.0.0.{{ i + 1 }}\n{% endfor %}\n",
+			want: func() []Target {
+				a, b := base("web0", "10.0.0.1", 2), base("web1", "10.0.0.2", 4)
+				return []Target{a, b}
+			},
+		},
+		{
 			name: "empty and shebang yaml",
 			src:  "#!yaml\n",
 			want: func() []Target { return nil },
@@ -206,11 +215,16 @@ func TestParseFlatErrors(t *testing.T) {
 		{"duplicate id", "a: x\nb: y\na: z\n", nil, nil, []string{`3::yaml: while constructing a mapping: found conflicting ID 'a'`}},
 		{"bad defaults", "a: x\n", ordered.FromPairs("port", "ssh"), nil,
 			[]string{`0:a:port: expected a port number`}},
-		{"jinja without renderer", "{% for i in range(3) %}\nweb{{i}}: 10.0.0.{{i}}\n{% endfor %}\n", nil, nil,
-			[]string{`1::render jinja: no jinja renderer configured`}},
+		{"jinja syntax error", "a: b\n{% if %}\nc: d\n", nil, nil,
+			[]string{`2::render jinja: Jinja syntax error`}},
+		{"jinja undefined", "a: b\nc: {{ nope.x }}\n", nil, nil,
+			[]string{`2::render jinja: Jinja variable`}},
 		{"render error line", "a: b\n", nil, func(context.Context, []byte, string) ([]byte, error) {
-			return nil, &struct{ lineErr }{lineErr{Line: 7}}
+			return nil, fmt.Errorf("render: %w", &jinja.Error{Line: 7, Msg: "boom"})
 		}, []string{`7::render jinja: boom`}},
+		{"error after jinja notes rendered lines", "{% for i in range(2) %}\nweb{{i}}:\n  port: x{{i}}\n{% endfor %}\n", nil, nil,
+			[]string{`3:web0:port: expected a port number, got a string ("x0") (line of the rendered roster)`,
+				`6:web1:port: expected a port number`}},
 		{"unsupported renderer", "#!py\ndef run(): return {}\n", nil, nil, []string{`1::renderer "py" is not supported`}},
 		{"bad umask", "a:\n  cmd_umask: 0999\n  ssh_options: StrictHostKeyChecking=no\n", nil, nil,
 			[]string{`2:a:cmd_umask: expected an octal umask`, `3:a:ssh_options: expected a list`}},
@@ -240,10 +254,6 @@ func TestParseFlatErrors(t *testing.T) {
 		})
 	}
 }
-
-type lineErr struct{ Line int }
-
-func (e lineErr) Error() string { return "boom" }
 
 func TestErrorFormat(t *testing.T) {
 	var me *multierror.Error

@@ -5,18 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
+
+	"github.com/brinesalt/brine/state/jinja"
+	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // DefaultRenderer is Salt's default render pipeline (master opt renderer).
 const DefaultRenderer = "jinja|yaml"
 
 // RenderFunc is the Jinja step of the pipeline, injected by cmd/ with the
-// master's template context (opts, salt functions, …). name is the roster
-// path, for error messages. An error that carries a line should be, or
-// wrap, a *Error or any error with a `Line int` reachable through
-// LineOf.
+// master's template context (opts, salt functions, …); see JinjaRender.
+// name is the roster path, for error messages. An error that carries a
+// line should wrap a *jinja.Error or a *Error (see LineOf).
 type RenderFunc func(ctx context.Context, src []byte, name string) ([]byte, error)
 
 // oldStyleRenderers maps Salt's legacy pipe names (salt/template.py
@@ -77,48 +78,60 @@ func pipeFor(src []byte, def string) string {
 	return def
 }
 
-// hasJinja reports whether src contains Jinja markup; without an injected
-// RenderFunc such a roster cannot be read.
-func hasJinja(src []byte) bool {
-	return bytes.Contains(src, []byte("{{")) || bytes.Contains(src, []byte("{%")) || bytes.Contains(src, []byte("{#"))
+// jinjaMsg is the message of a render error without the source excerpt
+// Salt appends (the Error already carries the line).
+func jinjaMsg(err error) string {
+	var je *jinja.Error
+	if errors.As(err, &je) {
+		return je.Msg
+	}
+	return err.Error()
 }
 
-// runText applies the text renderers of p to src.
+// runText applies the text renderers of p to src; without an injected
+// RenderFunc, Jinja runs with an empty context.
 func runText(ctx context.Context, p pipeline, src []byte, file string, render RenderFunc) ([]byte, error) {
+	if render == nil {
+		render = JinjaRender(jinja.Options{})
+	}
 	for range p.text {
-		if render == nil {
-			if hasJinja(src) {
-				return nil, &Error{File: file, Line: 1, Msg: "render jinja: no jinja renderer configured"}
-			}
-			continue
-		}
 		out, err := render(ctx, src, file)
 		if err != nil {
-			return nil, &Error{File: file, Line: LineOf(err), Msg: "render jinja: " + err.Error(), Err: err}
+			return nil, &Error{File: file, Line: LineOf(err), Msg: "render jinja: " + jinjaMsg(err), Err: err}
 		}
 		src = out
 	}
 	return src, nil
 }
 
-// LineOf returns the 1-based line an error points at, or 0: the Line of a
-// *Error, or the int field Line of any struct error in the chain (as
-// state/jinja's and state/saltyaml's typed errors have), so that roster
-// need not import every renderer.
+// LineOf returns the 1-based line an error points at, or 0: the Line of
+// a *Error, a *jinja.Error or a *saltyaml.Error in the chain.
 func LineOf(err error) int {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if re, ok := e.(*Error); ok {
-			return re.Line
-		}
-		v := reflect.ValueOf(e)
-		if v.Kind() == reflect.Pointer && !v.IsNil() {
-			v = v.Elem()
-		}
-		if v.Kind() == reflect.Struct {
-			if f := v.FieldByName("Line"); f.IsValid() && f.CanInt() {
-				return int(f.Int())
-			}
-		}
+	var re *Error
+	var je *jinja.Error
+	var ye *saltyaml.Error
+	switch {
+	case errors.As(err, &re):
+		return re.Line
+	case errors.As(err, &je):
+		return je.Line
+	case errors.As(err, &ye):
+		return ye.Line
 	}
 	return 0
+}
+
+// JinjaRender returns a RenderFunc that renders with state/jinja, using
+// base for the context (cmd/ passes opts, grains and the salt caller as
+// Salt's master-side renderer has them); Name is set to the roster path.
+func JinjaRender(base jinja.Options) RenderFunc {
+	return func(ctx context.Context, src []byte, name string) ([]byte, error) {
+		o := base
+		o.Name = name
+		out, err := jinja.Render(ctx, string(src), o)
+		if err != nil {
+			return nil, fmt.Errorf("render %s: %w", name, err)
+		}
+		return []byte(out), nil
+	}
 }
