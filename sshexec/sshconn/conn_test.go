@@ -9,7 +9,9 @@ import (
 	"errors"
 	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -244,4 +246,29 @@ func writeKeyFile(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "id_ed25519")
 	writeFile(t, p, string(pem.EncodeToMemory(block)))
 	return p
+}
+
+func TestConcurrentSessionsOnOneConn(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	c := f.dial(t)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			var out bytes.Buffer
+			if code, err := c.Run(context.Background(), "echo "+strconv.Itoa(i), nil, &out, nil); code != 0 || err != nil || out.String() != strconv.Itoa(i)+"\n" {
+				t.Errorf("Run %d = %d, %v, %q", i, code, err, out.String())
+			}
+		})
+		wg.Go(func() {
+			p := filepath.Join(dir, strconv.Itoa(i))
+			if err := c.Upload(context.Background(), strings.NewReader(p), p, 0o600); err != nil {
+				t.Errorf("Upload %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if st := f.srv.Stats(); st.Conns != 1 || st.SFTPOpens != 1 || st.SFTPWrites != 8 {
+		t.Errorf("Stats = %+v, want 1 connection, 1 SFTP subsystem, 8 uploads", st)
+	}
 }
