@@ -107,7 +107,7 @@ func (m *module) showHighstate(ctx context.Context, c *modules.Call) (any, error
 		setRetcode(c.Env, exCompilerError)
 		return strList(errs), nil
 	}
-	setRetcode(c.Env, exOK)
+	stateRetcode(c.Env, high)
 	return high, nil
 }
 

@@ -69,21 +69,44 @@ func strList(l []string) []any {
 	return out
 }
 
-// stateRetcode is _set_retcode with check_result: 1 for an error list, 2
-// when any state failed (or there are none), else 0.
+// stateRetcode is _set_retcode: 2 unless check_result passes.
 func stateRetcode(env *modules.Env, ret *ordered.Map) {
-	rc := exOK
-	if ret.Len() == 0 {
-		rc = exStateFailure
+	if checkResult(ret, false) {
+		setRetcode(env, exOK)
+	} else {
+		setRetcode(env, exStateFailure)
 	}
-	ret.Range(func(_, v any) bool {
-		if m, ok := v.(*ordered.Map); ok && m.Value("result") == false {
-			rc = exStateFailure
-			return false
+}
+
+// checkResult is salt/utils/state.py check_result: false for an empty
+// mapping, a false result, or (at the top) a value that is not a mapping
+// (a list for __extend__).
+func checkResult(running *ordered.Map, recurse bool) bool {
+	if running.Len() == 0 {
+		return false
+	}
+	ok := true
+	running.Range(func(k, v any) bool {
+		m, isMap := v.(*ordered.Map)
+		if !recurse {
+			if k == "__extend__" {
+				_, isList := v.([]any)
+				ok = isList
+			} else {
+				ok = isMap
+			}
 		}
-		return true
+		if ok && isMap {
+			res, has := m.Get("result")
+			if has && res == false {
+				ok = false
+			} else if !has {
+				ok = checkResult(m, true)
+			}
+		}
+		return ok
 	})
-	setRetcode(env, rc)
+	return ok
 }
 
 func (m *module) apply(ctx context.Context, c *modules.Call) (any, error) {
