@@ -44,6 +44,7 @@ type Cluster struct {
 	hostMu []sync.Mutex // by index-1
 	mu     sync.Mutex   // guards closed
 	closed bool
+	reaped sync.WaitGroup // reapers of the processes this Cluster started
 }
 
 // Start brings up a cluster as described by cfg. On error nothing is left
@@ -156,9 +157,13 @@ func (c *Cluster) start(ctx context.Context, cfg Config) error {
 	if err := c.setupMode(ctx, cfg); err != nil {
 		return err
 	}
-	c.st.Dir = cfg.Dir
-	if c.st.Dir == "" {
-		c.st.Dir = filepath.Join(c.st.WorkDir, "client")
+	c.st.Dir = filepath.Join(c.st.WorkDir, "client")
+	if cfg.Dir != "" {
+		abs, err := filepath.Abs(cfg.Dir)
+		if err != nil {
+			return err
+		}
+		c.st.Dir = abs
 	}
 	if err := os.MkdirAll(c.st.Dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", c.st.Dir, err)
@@ -325,6 +330,9 @@ func (c *Cluster) Close(ctx context.Context) error {
 		return teardown(ctx, c.st.Cluster, c.st.WorkDir)
 	})
 	errs = append(errs, err)
+	if err == nil && !c.st.Detached {
+		c.reaped.Wait() // every process is dead: the reapers return at once
+	}
 	for _, f := range []string{"state.json", "roster", "known_hosts", "key", "key.pub"} {
 		if err := os.Remove(filepath.Join(c.st.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)

@@ -313,7 +313,7 @@ func (c *Cluster) startHolder(ctx context.Context, h *hostState) error {
 	if err != nil {
 		return err
 	}
-	ref, err := startProc(cmd, c.st.Detached)
+	ref, err := startProc(cmd, c.st.Detached, &c.reaped)
 	if err != nil {
 		return fmt.Errorf("start holder of %s: %w", h.ID, err)
 	}
@@ -377,7 +377,7 @@ func (c *Cluster) startSSHD(ctx context.Context, h *hostState) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = cleanEnv()
 	cmd.Dir = "/"
-	ref, err := startProc(cmd, c.st.Detached)
+	ref, err := startProc(cmd, c.st.Detached, &c.reaped)
 	if err != nil {
 		return fmt.Errorf("start sshd of %s: %w", h.ID, err)
 	}

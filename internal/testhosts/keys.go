@@ -34,7 +34,10 @@ func newKey(path, comment string) (ssh.Signer, error) {
 		return nil, fmt.Errorf("write key: %w", err)
 	}
 	pub := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey()))) + " " + comment + "\n"
-	if err := os.WriteFile(path+".pub", []byte(pub), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(pub), 0o644); err != nil {
+		return nil, fmt.Errorf("write public key: %w", err)
+	}
+	if err := os.Rename(tmp, path+".pub"); err != nil {
 		return nil, fmt.Errorf("write public key: %w", err)
 	}
 	return signer, nil

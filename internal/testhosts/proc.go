@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -106,8 +107,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // startProc starts cmd and reaps it in the background, so killed children
-// never linger as zombies of a long-running test binary.
-func startProc(cmd *exec.Cmd, detach bool) (procRef, error) {
+// never linger as zombies of a long-running test binary; reaped is done
+// when the reaper returns, so Close can wait for its goroutines.
+func startProc(cmd *exec.Cmd, detach bool, reaped *sync.WaitGroup) (procRef, error) {
 	if detach {
 		// Own session: no terminal signals, survives the starting command.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -116,7 +118,11 @@ func startProc(cmd *exec.Cmd, detach bool) (procRef, error) {
 		return procRef{}, err
 	}
 	ref, err := refOf(cmd.Process.Pid)
-	go func() { _ = cmd.Wait() }()
+	reaped.Add(1)
+	go func() {
+		defer reaped.Done()
+		_ = cmd.Wait()
+	}()
 	if err != nil {
 		return procRef{}, fmt.Errorf("process %s exited at once: %w", cmd.Path, err)
 	}
