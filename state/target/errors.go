@@ -17,7 +17,22 @@ var (
 	// ErrNodegroupLoop is a nodegroup that refers to itself, directly or
 	// through others.
 	ErrNodegroupLoop = errors.New("nodegroup loop")
+	// ErrUnsupportedRegex marks valid Python regular expression syntax
+	// that Go's RE2 engine cannot run (lookaround, backreferences, ...).
+	// It wraps ErrUnsupported.
+	ErrUnsupportedRegex = fmt.Errorf("%w: regular expression syntax", ErrUnsupported)
 )
+
+// unsupportedSyntax is a Python regex construct RE2 lacks.
+type unsupportedSyntax string
+
+func (u unsupportedSyntax) Error() string {
+	return string(u) + " is not supported by Go's RE2 engine"
+}
+
+func (u unsupportedSyntax) Is(target error) bool {
+	return target == ErrUnsupportedRegex || target == ErrUnsupported
+}
 
 // SyntaxError is a malformed compound expression. Salt logs such an
 // expression and matches nothing (salt/matchers/compound_match.py); Brine

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,6 +19,10 @@ import (
 func compilePyRegex(pat string) (*regexp.Regexp, error) {
 	tr, err := translatePyRegex(pat)
 	if err != nil {
+		var u unsupportedSyntax
+		if errors.As(err, &u) {
+			return nil, &PatternError{Pattern: pat, Msg: "unsupported regular expression", Err: u}
+		}
 		return nil, &PatternError{Pattern: pat, Msg: err.Error()}
 	}
 	re, err := regexp.Compile(`\A(?:` + tr + `)`)
@@ -80,7 +85,7 @@ func translatePyRegex(p string) (string, error) {
 			i += n - 1
 		case c == '+' || c == '*' || c == '?':
 			if i+1 < len(p) && p[i+1] == '+' {
-				return "", fmt.Errorf("possessive quantifier %q is not supported by Go's RE2 engine", p[i:i+2])
+				return "", unsupportedSyntax(fmt.Sprintf("possessive quantifier %q", p[i:i+2]))
 			}
 			b.WriteByte(c)
 		default:
@@ -114,7 +119,7 @@ func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, er
 		b.WriteString(`\x08`)
 		return 2, nil
 	case e == 'N':
-		return 0, fmt.Errorf(`named character escape \N{...} is not supported`)
+		return 0, unsupportedSyntax(`named character escape \N{...}`)
 	case e == 'u' || e == 'U':
 		width := 4
 		if e == 'U' {
@@ -151,7 +156,7 @@ func translateDigitEscape(b *strings.Builder, p string, i int, inClass bool) (in
 		fmt.Fprintf(b, `\x{%x}`, v)
 		return 1 + len(octal), nil
 	}
-	return 0, fmt.Errorf(`backreference \%c is not supported by Go's RE2 engine`, p[i+1])
+	return 0, unsupportedSyntax(fmt.Sprintf(`backreference \%c`, p[i+1]))
 }
 
 // translateGroup handles a "(?" construct at p[i].
@@ -168,7 +173,7 @@ func translateGroup(b *strings.Builder, p string, i int) (int, error) {
 	}
 	for _, u := range unsupported {
 		if strings.HasPrefix(rest, u.prefix) {
-			return 0, fmt.Errorf("%s is not supported by Go's RE2 engine", u.what)
+			return 0, unsupportedSyntax(u.what)
 		}
 	}
 	switch {
@@ -197,7 +202,7 @@ func translateFlags(b *strings.Builder, p string, i int) (int, error) {
 		case 'a', 'u':
 			// Go is already ASCII for \w etc.; 'u' is the default for str.
 		case 'x':
-			return 0, fmt.Errorf("verbose flag (?x) is not supported")
+			return 0, unsupportedSyntax("verbose flag (?x)")
 		case 'L':
 			return 0, fmt.Errorf("bad inline flag: cannot use 'L' flag with a str pattern")
 		case ')', ':':

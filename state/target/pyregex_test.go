@@ -3,6 +3,7 @@ package target
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -68,5 +69,18 @@ func TestPCREMatcherErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Compile(%q) error = %v, want it to mention %q", tt.pat, err, tt.want)
 		}
+	}
+}
+
+func TestUnsupportedRegexIsTyped(t *testing.T) {
+	for _, pat := range []string{`(?=a)`, `(a)\1`, `a++`, `(?x)a`, `\N{DIGIT ONE}`} {
+		_, err := Compile(pat, PCRE, Options{})
+		if !errors.Is(err, ErrUnsupportedRegex) || !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Compile(%q) error = %v, want ErrUnsupportedRegex", pat, err)
+		}
+	}
+	_, err := Compile(`(`, PCRE, Options{})
+	if errors.Is(err, ErrUnsupported) {
+		t.Errorf("an invalid pattern is reported as unsupported: %v", err)
 	}
 }
