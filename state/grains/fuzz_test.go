@@ -1,0 +1,40 @@
+package grains
+
+import "testing"
+
+func FuzzOSData(f *testing.F) {
+	f.Add("NAME=\"Debian GNU/Linux\"\nID=debian\nVERSION_ID=\"12\"\n", "")
+	f.Add("NAME=\"Rocky Linux\"\nID=\"rocky\"\nVERSION=\"9.3 (Blue Onyx)\"\nCPE_NAME=\"cpe:/o:rocky:rocky:9::baseos\"\n", "")
+	f.Add("", "DISTRIB_ID=Ubuntu\nDISTRIB_CODENAME='(x'\n")
+	f.Fuzz(func(t *testing.T, osRelease, lsb string) {
+		g := osData(osRelease, lsb)
+		if _, ok := g["os_family"].(string); !ok {
+			t.Fatalf("os_family missing: %v", g)
+		}
+		if rel, _ := g["osrelease"].(string); rel != "" {
+			osReleaseData(str(g["os"]), str(g["osfullname"]), rel)
+		}
+	})
+}
+
+func FuzzDecodeYAML(f *testing.F) {
+	f.Add("roles: [web, db]\nmode: 0755\nx: yes\n")
+	f.Add("- a\n- {b: c}\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		v, err := DecodeYAML([]byte(doc))
+		if err != nil {
+			return
+		}
+		if _, err := EncodeYAML(v); err != nil {
+			t.Fatalf("encode decoded value: %v", err)
+		}
+	})
+}
+
+func FuzzKernelParams(f *testing.F) {
+	f.Add(`BOOT_IMAGE=/vmlinuz root=UUID=x ro console="ttyS0,115200" a\ b`)
+	f.Fuzz(func(t *testing.T, s string) {
+		kernelParams(s)
+		parseResolv(s)
+	})
+}
