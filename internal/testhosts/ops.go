@@ -141,14 +141,17 @@ func (c *Cluster) StopHost(ctx context.Context, id string) error {
 }
 
 // StartHost starts host id's sshd again (after StopHost) and waits until it
-// accepts connections. Starting a running host is an error from sshd (the
-// port is taken).
+// accepts connections. Starting a running host is an error.
 func (c *Cluster) StartHost(ctx context.Context, id string) error {
 	h, err := c.host(id)
 	if err != nil {
 		return err
 	}
 	defer c.lockHost(h)()
+	var cur procRef
+	if readJSON(h.path("sshd.pid"), &cur) == nil && cur.alive() {
+		return fmt.Errorf("start %s: sshd is already running (pid %d)", id, cur.Pid)
+	}
 	if err := c.startSSHD(ctx, h); err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
 	}

@@ -172,6 +172,9 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustRun(t, dial(t, c, "host2", "root"), "true")
+		if err := c.StartHost(ctx, "host2"); err == nil {
+			t.Error("StartHost of a running host succeeded")
+		}
 	})
 
 	t.Run("LinkDown", func(t *testing.T) {

@@ -107,6 +107,9 @@ func up(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, err := testhosts.Load(abs); err == nil {
+		return fmt.Errorf("up: a cluster is already recorded in %s; run `testhosts down -dir %s` first", abs, abs)
+	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return err
 	}

@@ -19,6 +19,9 @@ func TestUpExecDown(t *testing.T) {
 		t.Fatalf("up: exit %d: %s", code, errb.String())
 	}
 	t.Cleanup(func() { run(ctx, []string{"down", "-dir", dir}, &out, &errb) })
+	if code := run(ctx, []string{"up", "-n", "1", "-dir", dir}, &out, &errb); code == 0 {
+		t.Error("second up on the same directory succeeded")
+	}
 	for _, f := range []string{"roster", "known_hosts", "key", "state.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("up did not write %s: %v", f, err)
