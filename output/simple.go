@@ -44,3 +44,30 @@ func txtFunc(data any, _ Options) (string, error) {
 	}
 	return b.String(), nil
 }
+
+func init() { Register("no_return", noReturnFunc) }
+
+// noReturnFunc is salt/output/no_return.py, used for minions that did not
+// answer: dict keys sorted in cyan with values four columns in, string
+// lines (split on "\n" only) in red; other values print nothing.
+func noReturnFunc(data any, opts Options) (string, error) {
+	c := Colors(opts.Color)
+	var b strings.Builder
+	var walk func(v any, indent int)
+	walk = func(v any, indent int) {
+		pad := strings.Repeat(" ", indent)
+		switch x := v.(type) {
+		case string:
+			for _, l := range strings.Split(x, "\n") {
+				b.WriteString(c.Red + pad + l + c.EndC + "\n")
+			}
+		case *ordered.Map:
+			for _, e := range sortedEntries(x, true) {
+				b.WriteString(c.Cyan + pad + ordered.KeyString(e.key) + c.EndC + ":\n")
+				walk(e.val, indent+4)
+			}
+		}
+	}
+	walk(data, 0)
+	return b.String(), nil
+}
