@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -51,7 +52,7 @@ func TestAuthFailure(t *testing.T) {
 			if !strings.Contains(err.Error(), "--key-deploy") {
 				t.Errorf("message does not say how to fix: %v", err)
 			}
-			if tc.wantPub != "" && !strings.Contains(err.Error(), "ssh-copy-id -i "+tc.wantPub+" tester@127.0.0.1") {
+			if tc.wantPub != "" && !strings.Contains(err.Error(), fmt.Sprintf("ssh-copy-id -i %s -p %d tester@127.0.0.1", tc.wantPub, f.srv.Port())) {
 				t.Errorf("message lacks the ssh-copy-id command: %v", err)
 			}
 		})

@@ -3,6 +3,7 @@ package sshconn
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
@@ -71,6 +72,7 @@ func (e *ExitError) Error() string {
 // and doc/topics/ssh/index.rst).
 type AuthError struct {
 	User, Host string
+	Port       int
 	// PubKeyPath is the public key to deploy, when known (<priv>.pub).
 	PubKeyPath string
 	// Err is the cause reported by the SSH library.
@@ -79,12 +81,16 @@ type AuthError struct {
 
 func (e *AuthError) Error() string {
 	target := e.User + "@" + e.Host
+	copyID := "ssh-copy-id -i " + e.PubKeyPath
+	if e.Port != 0 && e.Port != DefaultPort {
+		copyID += " -p " + strconv.Itoa(e.Port)
+	}
 	if e.PubKeyPath == "" {
 		return fmt.Sprintf("Permission denied for %s: install a public key in the user's ~/.ssh/authorized_keys, "+
 			"or run salt-ssh with --key-deploy --passwd to deploy the salt-ssh key", target)
 	}
 	return fmt.Sprintf("Permission denied for %s: run salt-ssh with --key-deploy --passwd to deploy the salt-ssh key, "+
-		"or install it yourself with: ssh-copy-id -i %s %s", target, e.PubKeyPath, target)
+		"or install it yourself with: %s %s", target, copyID, target)
 }
 
 // Unwrap returns ErrAuthFailed and the library's cause.
@@ -146,8 +152,8 @@ func (e *PassphraseError) Error() string {
 
 // classifyHandshake turns an error from the SSH handshake into this
 // package's classes. It is the one place that looks at x/crypto's error
-// text, because x/crypto does not export a type for "no auth method left".
-// hostKeyErr is the error our host key callback returned, if any.
+// text, because x/crypto exports no type for "no auth method left" nor for
+// sshd's "Too many authentication failures" disconnect.
 func classifyHandshake(cfg *Config, addr string, err error) error {
 	var hk *HostKeyError
 	if errors.As(err, &hk) {
@@ -156,7 +162,7 @@ func classifyHandshake(cfg *Config, addr string, err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "unable to authenticate") ||
 		strings.Contains(msg, "Too many authentication failures") {
-		return &AuthError{User: cfg.user(), Host: cfg.Host, PubKeyPath: cfg.pubKeyPath(), Err: err}
+		return &AuthError{User: cfg.user(), Host: cfg.Host, Port: cfg.port(), PubKeyPath: cfg.pubKeyPath(), Err: err}
 	}
 	return fmt.Errorf("connect %s: %w: %w", addr, ErrConnect, err)
 }

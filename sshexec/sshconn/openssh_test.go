@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brinesalt/brine/internal/sshtest"
 )
 
 // startSSHD runs the system's OpenSSH sshd on a loopback port for
@@ -103,6 +105,20 @@ func TestOpenSSHCompatibility(t *testing.T) {
 		"root@127.0.0.1", "echo ok").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Errorf("ssh with our key and known_hosts: %v: %s", err, out)
+	}
+
+	stranger := cfg
+	stranger.Priv = []string{writeKeyFile(t)}
+	if _, err := Dial(ctx, stranger); !errors.Is(err, ErrAuthFailed) {
+		t.Errorf("Dial with an unauthorized key = %v, want ErrAuthFailed", err)
+	}
+	many := cfg
+	for range 8 { // more than sshd's MaxAuthTries (6)
+		many.Signers = append(many.Signers, sshtest.GenerateKey(t))
+	}
+	many.Priv = nil
+	if _, err := Dial(ctx, many); !errors.Is(err, ErrAuthFailed) {
+		t.Errorf("Dial with too many keys = %v, want ErrAuthFailed", err)
 	}
 
 	hashed := cfg
