@@ -1,6 +1,10 @@
 package grains
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/brinesalt/brine/state/saltyaml"
+)
 
 func FuzzOSData(f *testing.F) {
 	f.Add("NAME=\"Debian GNU/Linux\"\nID=debian\nVERSION_ID=\"12\"\n", "")
@@ -25,7 +29,7 @@ func FuzzDecodeYAML(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := EncodeYAML(v); err != nil {
+		if _, err := saltyaml.Dump(v, saltyaml.DumpOptions{}); err != nil {
 			t.Fatalf("encode decoded value: %v", err)
 		}
 	})

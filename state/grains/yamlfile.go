@@ -1,7 +1,6 @@
 package grains
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -9,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // LoadFile reads a static grains file (YAML mapping). A missing file is
@@ -33,13 +33,15 @@ func LoadFile(path string) (*ordered.Map, error) {
 	return m, nil
 }
 
-// SaveFile writes m to path as block-style YAML, as grains.setvals does
-// with yaml.safe_dump(default_flow_style=False), creating the directory.
+// SaveFile writes m to path as grains.setvals does, with Salt's
+// safe_dump(default_flow_style=False) (saltyaml.Dump, block style),
+// creating the directory. The write is atomic (temp file and rename).
 func SaveFile(path string, m *ordered.Map) error {
-	b, err := EncodeYAML(m)
+	text, err := saltyaml.Dump(m, saltyaml.DumpOptions{})
 	if err != nil {
 		return fmt.Errorf("save grains file %s: %w", path, err)
 	}
+	b := []byte(text)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save grains file %s: %w", path, err)
 	}
@@ -172,67 +174,4 @@ func parseInt11(s string) (int, bool) {
 		u = -u
 	}
 	return int(u), true
-}
-
-// EncodeYAML renders v in block style, keys in map order.
-func EncodeYAML(v any) ([]byte, error) {
-	n, err := toNode(v)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-func toNode(v any) (*yaml.Node, error) {
-	switch x := v.(type) {
-	case *ordered.Map:
-		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		var err error
-		x.Range(func(k, val any) bool {
-			var kn, vn *yaml.Node
-			if kn, err = toNode(k); err != nil {
-				return false
-			}
-			if vn, err = toNode(val); err != nil {
-				return false
-			}
-			n.Content = append(n.Content, kn, vn)
-			return true
-		})
-		return n, err
-	case []any:
-		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		for _, e := range x {
-			en, err := toNode(e)
-			if err != nil {
-				return nil, err
-			}
-			n.Content = append(n.Content, en)
-		}
-		return n, nil
-	case nil:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}, nil
-	case int:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(x)}, nil
-	case float64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: ordered.FormatFloat(x)}, nil
-	case string:
-		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: x}
-		if _, isStr := scalar(&yaml.Node{Kind: yaml.ScalarNode, Value: x}).(string); !isStr {
-			n.Style = yaml.SingleQuotedStyle
-		}
-		return n, nil
-	}
-	return nil, fmt.Errorf("cannot encode %T as YAML", v)
 }
