@@ -21,7 +21,6 @@ import (
 	"github.com/brinesalt/brine/state/target"
 )
 
-
 func req(name string) modules.Param { return modules.Param{Name: name} }
 
 func opt(name string, def any) modules.Param {
