@@ -119,6 +119,9 @@ type macroDef struct {
 	params   []string
 	defaults []expr // aligned to the tail of params
 	body     []node
+	// usesCaller, usesVarargs and usesKwargs record whether the body reads
+	// those names, which decides what the macro accepts (jinja2 Macro).
+	usesCaller, usesVarargs, usesKwargs bool
 }
 
 // Expression nodes.

@@ -23,19 +23,18 @@ func (m *macro) call(r *runner, args []any, kw *ordered.Map) (any, error) {
 	f := m.closure.child()
 	f.inMacro = true
 	kw = kw.Copy()
-	if c, ok := kw.Get("caller"); ok {
-		if _, isMacro := c.(*macro); isMacro && !contains(d.params, "caller") {
+	if d.usesCaller && !contains(d.params, "caller") {
+		if c, ok := kw.Get("caller"); ok && c != nil {
 			f.vars["caller"] = c
-			kw.Delete("caller")
+		} else {
+			f.vars["caller"] = &undefined{name: "caller", hint: "No caller defined"}
 		}
+		kw.Delete("caller")
 	}
 	firstDefault := len(d.params) - len(d.defaults)
 	for i, p := range d.params {
 		switch {
 		case i < len(args):
-			if kw.Has(p) {
-				return nil, typeErr("macro '%s' got multiple values for argument '%s'", d.name, p)
-			}
 			f.vars[p] = args[i]
 		case kw.Has(p):
 			f.vars[p] = kw.Value(p)
@@ -50,12 +49,23 @@ func (m *macro) call(r *runner, args []any, kw *ordered.Map) (any, error) {
 			f.vars[p] = &undefined{name: p, hint: "parameter '" + p + "' was not provided"}
 		}
 	}
+	if d.usesKwargs {
+		f.vars["kwargs"] = kw
+	} else if kw.Len() > 0 {
+		if kw.Has("caller") {
+			return nil, typeErr("macro '%s' was invoked with two values for the special caller argument. This is most likely a bug.", d.name)
+		}
+		return nil, typeErr("macro '%s' takes no keyword argument '%s'", d.name, pyStr(kw.Keys()[0]))
+	}
 	var extra []any
 	if len(args) > len(d.params) {
 		extra = args[len(d.params):]
 	}
-	f.vars["varargs"] = tuple(extra)
-	f.vars["kwargs"] = kw
+	if d.usesVarargs {
+		f.vars["varargs"] = tuple(extra)
+	} else if len(extra) > 0 {
+		return nil, typeErr("macro '%s' takes not more than %d argument(s)", d.name, len(d.params))
+	}
 	var b strings.Builder
 	if err := r.exec(d.body, f, &b); err != nil {
 		return nil, err

@@ -891,7 +891,7 @@ func fUnique(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 }
 
 func fURLEncode(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
-	quote := func(x any, safe string) (string, error) {
+	quote := func(x any, safe string, plus bool) (string, error) {
 		s, err := r.toStr(x)
 		if err != nil {
 			return "", err
@@ -900,6 +900,8 @@ func fURLEncode(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 		for _, c := range []byte(s) {
 			if c < 0x80 && (unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.IndexByte("_.-~"+safe, c) >= 0) {
 				b.WriteByte(c)
+			} else if plus && c == ' ' {
+				b.WriteByte('+')
 			} else {
 				b.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(c)|0x100, 16)[1:]))
 			}
@@ -911,10 +913,10 @@ func fURLEncode(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 		var err error
 		m.Range(func(k, val any) bool {
 			var ks, vs string
-			if ks, err = quote(k, ""); err != nil {
+			if ks, err = quote(k, "", true); err != nil {
 				return false
 			}
-			if vs, err = quote(val, ""); err != nil {
+			if vs, err = quote(val, "", true); err != nil {
 				return false
 			}
 			parts = append(parts, ks+"="+vs)
@@ -922,7 +924,7 @@ func fURLEncode(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 		})
 		return strings.Join(parts, "&"), err
 	}
-	return quote(v, "/")
+	return quote(v, "/", false)
 }
 
 func fWordcount(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {

@@ -82,8 +82,17 @@ func (l *lexer) emitData(text string) {
 		l.trimNext = false
 	}
 	if text != "" {
-		l.toks = append(l.toks, token{kind: tData, val: text, line: l.line})
+		l.toks = append(l.toks, token{kind: tData, val: normalizeNewlines(text), line: l.line})
 	}
+}
+
+// normalizeNewlines applies Jinja's newline_sequence ("\n") to template
+// data.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func (l *lexer) advance(n int) {
@@ -223,7 +232,7 @@ func (l *lexer) raw() error {
 		body = lstripLine(body, false)
 	}
 	if body != "" {
-		l.toks = append(l.toks, token{kind: tData, val: body, line: l.line})
+		l.toks = append(l.toks, token{kind: tData, val: normalizeNewlines(body), line: l.line})
 	}
 	endStrip := m[5] > m[4]
 	l.advance(m[1])
@@ -237,18 +246,18 @@ func (l *lexer) inside(skip int, begin, end tokKind, closer string) error {
 	startLine := l.line
 	l.toks = append(l.toks, token{kind: begin, line: l.line})
 	l.advance(skip)
-	depth := 0
+	var balance []string
 	for {
 		l.skipSpace()
 		if l.pos >= len(l.src) {
-			what := "variable"
+			what := "print"
 			if begin == tBlockBegin {
 				what = "block"
 			}
 			return syntaxErr(startLine, "unexpected end of template, expected 'end of %s statement'.", what)
 		}
 		rest := l.src[l.pos:]
-		if depth == 0 {
+		if len(balance) == 0 {
 			if strings.HasPrefix(rest, "-"+closer) {
 				l.toks = append(l.toks, token{kind: end, line: l.line})
 				l.advance(3)
@@ -301,13 +310,21 @@ func (l *lexer) inside(skip int, begin, end tokKind, closer string) error {
 				return syntaxErr(l.line, "unexpected char %q at %d", rest[0], l.pos)
 			}
 			switch op {
-			case "(", "[", "{":
-				depth++
+			case "(":
+				balance = append(balance, ")")
+			case "[":
+				balance = append(balance, "]")
+			case "{":
+				balance = append(balance, "}")
 			case ")", "]", "}":
-				if depth == 0 {
+				if len(balance) == 0 {
 					return syntaxErr(l.line, "unexpected '%s'", op)
 				}
-				depth--
+				want := balance[len(balance)-1]
+				if want != op {
+					return syntaxErr(l.line, "unexpected '%s', expected '%s'", op, want)
+				}
+				balance = balance[:len(balance)-1]
 			}
 			l.toks = append(l.toks, token{kind: tOp, val: op, line: l.line})
 			l.advance(len(op))

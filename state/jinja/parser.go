@@ -11,8 +11,10 @@ import (
 type parser struct {
 	toks []token
 	i    int
-	// blockStack holds the names of open block tags, for error messages.
+	// blockStack holds the names of open block tags and endStack the end
+	// tags being looked for, for Jinja's error messages.
 	blockStack []string
+	endStack   [][]string
 }
 
 func parse(src string, opts lexOptions) ([]node, error) {
@@ -119,6 +121,10 @@ func (p *parser) identifier() (string, error) {
 // subparse reads nodes until a block tag whose name is in ends; it leaves
 // the parser on that tag's name token.
 func (p *parser) subparse(ends []string) ([]node, error) {
+	if ends != nil {
+		p.endStack = append(p.endStack, ends)
+		defer func() { p.endStack = p.endStack[:len(p.endStack)-1] }()
+	}
 	var body []node
 	for {
 		t := p.cur()
@@ -170,16 +176,37 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (p *parser) unexpectedEnd(ends []string) error {
-	quoted := make([]string, len(ends))
-	for i, e := range ends {
-		quoted[i] = "'" + e + "'"
+func (p *parser) unexpectedEnd(_ []string) error {
+	return p.failUnknown("", p.cur().line)
+}
+
+// failUnknown builds jinja2's _fail_ut_eof message for an unknown tag
+// (name) or the end of the template (name == "").
+func (p *parser) failUnknown(name string, line int) error {
+	msg := "Unexpected end of template."
+	if name != "" {
+		msg = fmt.Sprintf("Encountered unknown tag '%s'.", name)
 	}
-	msg := "Unexpected end of template. Jinja was looking for the following tags: " + strings.Join(quoted, " or ") + "."
+	if n := len(p.endStack); n > 0 {
+		quoted := make([]string, len(p.endStack[n-1]))
+		for i, e := range p.endStack[n-1] {
+			quoted[i] = "'" + e + "'"
+		}
+		looking := strings.Join(quoted, " or ")
+		expected := false
+		for _, ends := range p.endStack {
+			expected = expected || contains(ends, name)
+		}
+		if name != "" && expected {
+			msg += " You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for " + looking + "."
+		} else {
+			msg += " Jinja was looking for the following tags: " + looking + "."
+		}
+	}
 	if n := len(p.blockStack); n > 0 {
 		msg += fmt.Sprintf(" The innermost block that needs to be closed is '%s'.", p.blockStack[n-1])
 	}
-	return p.fail("%s", msg)
+	return syntaxErr(line, "%s", msg)
 }
 
 // body parses statements up to one of ends and returns which end matched;
@@ -205,7 +232,12 @@ func (p *parser) statement() (node, error) {
 		return nil, p.fail("tag name expected")
 	}
 	p.blockStack = append(p.blockStack, t.val)
-	defer func() { p.blockStack = p.blockStack[:len(p.blockStack)-1] }()
+	popped := false
+	defer func() {
+		if !popped {
+			p.blockStack = p.blockStack[:len(p.blockStack)-1]
+		}
+	}()
 	line := t.line
 	switch t.val {
 	case "if":
@@ -230,7 +262,8 @@ func (p *parser) statement() (node, error) {
 	case "break", "continue":
 		p.next()
 		if !p.inLoop() {
-			return nil, syntaxErr(line, "Encountered unknown tag '%s'.", t.val)
+			// Jinja compiles this to Python, whose compiler rejects it.
+			return nil, &tplError{kind: kindRuntime, msg: fmt.Sprintf("'%s' outside loop", t.val), line: line}
 		}
 		if err := p.expectBlockEnd(); err != nil {
 			return nil, err
@@ -273,7 +306,9 @@ func (p *parser) statement() (node, error) {
 		b, _, err := p.body([]string{"endautoescape"}, true)
 		return &scopeNode{pos{line}, b}, err
 	}
-	return nil, p.unknownTag(t)
+	p.blockStack = p.blockStack[:len(p.blockStack)-1]
+	popped = true
+	return nil, p.failUnknown(t.val, t.line)
 }
 
 func (p *parser) inLoop() bool {
@@ -286,27 +321,6 @@ func (p *parser) inLoop() bool {
 		}
 	}
 	return false
-}
-
-func (p *parser) unknownTag(t token) error {
-	for i := len(p.blockStack) - 2; i >= 0; i-- {
-		_ = i
-	}
-	if len(p.blockStack) > 1 {
-		return syntaxErr(t.line, "Encountered unknown tag '%s'. Jinja was looking for the following tags: %s. The innermost block that needs to be closed is '%s'.",
-			t.val, expectedEnds(p.blockStack[len(p.blockStack)-2]), p.blockStack[len(p.blockStack)-2])
-	}
-	return syntaxErr(t.line, "Encountered unknown tag '%s'.", t.val)
-}
-
-func expectedEnds(block string) string {
-	switch block {
-	case "if":
-		return "'elif' or 'else' or 'endif'"
-	case "for":
-		return "'endfor' or 'else'"
-	}
-	return "'end" + block + "'"
 }
 
 func (p *parser) parseIf(line int) (node, error) {
@@ -406,28 +420,52 @@ func (p *parser) parseSet(line int) (node, error) {
 func (p *parser) parseAssignTarget() (expr, error) {
 	line := p.cur().line
 	var items []expr
+	trailing := false
 	for {
-		name, err := p.identifier()
+		if len(items) > 0 {
+			if !p.skipOp(",") {
+				break
+			}
+			trailing = true
+			if p.cur().kind != tName && !p.isOp("(") {
+				break
+			}
+		}
+		e, err := p.assignTargetItem()
 		if err != nil {
 			return nil, err
 		}
-		var e expr = &nameExpr{pos{line}, name}
-		if p.skipOp(".") {
-			attr, err := p.identifier()
-			if err != nil {
-				return nil, err
-			}
-			e = &getattrExpr{pos{line}, e, attr}
-		}
 		items = append(items, e)
-		if !p.skipOp(",") {
-			break
-		}
+		trailing = false
 	}
-	if len(items) == 1 {
+	if len(items) == 1 && !trailing {
 		return items[0], nil
 	}
 	return &tupleExpr{pos{line}, items}, nil
+}
+
+func (p *parser) assignTargetItem() (expr, error) {
+	line := p.cur().line
+	if p.skipOp("(") {
+		e, err := p.parseAssignTarget()
+		if err != nil {
+			return nil, err
+		}
+		return e, p.expectOp(")")
+	}
+	if p.cur().kind != tName {
+		return nil, p.fail("Expected an expression, got '%s'", describe(p.cur()))
+	}
+	name := p.next().val
+	var e expr = &nameExpr{pos{line}, name}
+	if p.skipOp(".") {
+		attr, err := p.identifier()
+		if err != nil {
+			return nil, err
+		}
+		e = &getattrExpr{pos{line}, e, attr}
+	}
+	return e, nil
 }
 
 // parseSignature reads "(a, b=1)" for macros and call blocks.
@@ -477,6 +515,7 @@ func (p *parser) parseMacro(line int) (node, error) {
 		return nil, err
 	}
 	m.body, _, err = p.body([]string{"endmacro"}, true)
+	m.scanNames()
 	return &macroNode{pos{line}, name, m}, err
 }
 
@@ -500,6 +539,7 @@ func (p *parser) parseCallBlock(line int) (node, error) {
 		return nil, err
 	}
 	m.body, _, err = p.body([]string{"endcall"}, true)
+	m.scanNames()
 	return &callBlockNode{pos{line}, call, m}, err
 }
 

@@ -62,11 +62,9 @@ type Options struct {
 func Render(ctx context.Context, src string, opts Options) (string, error) {
 	r := newRunner(ctx, &opts)
 	tplSrc := src
+	// Salt re-adds the newline Jinja strips (os.linesep on POSIX).
 	newline := ""
-	switch {
-	case strings.HasSuffix(src, "\r\n"):
-		newline = "\r\n"
-	case strings.HasSuffix(src, "\n"):
+	if strings.HasSuffix(src, "\n") {
 		newline = "\n"
 	}
 	tpl, err := r.parseTemplate(opts.Name, tplSrc)
@@ -75,8 +73,8 @@ func Render(ctx context.Context, src string, opts Options) (string, error) {
 	}
 	r.top = tpl
 	f := &frame{vars: map[string]any{}, tpl: tpl}
-	for k, v := range opts.Vars {
-		f.vars[k] = normalize(v)
+	for k := range opts.Vars {
+		f.vars[k] = r.globals[k]
 	}
 	out, err := r.renderTemplate(tpl, f)
 	if err != nil {

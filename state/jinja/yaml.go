@@ -295,9 +295,8 @@ func analyzeScalar(s string) yamlAnalysis {
 			lineBreaks = true
 		}
 		if !(c == '\n' || c >= 0x20 && c <= 0x7e) {
-			if yamlPrintable(c) && c != 0xfeff {
-				// allow_unicode: printable non-ASCII is fine.
-			} else {
+			unicodeOK := c == 0x85 || c >= 0xa0 && c <= 0xd7ff || c >= 0xe000 && c <= 0xfffd || c >= 0x10000 && c <= 0x10ffff
+			if !unicodeOK || c == 0xfeff {
 				special = true
 			}
 		}
@@ -333,14 +332,11 @@ func analyzeScalar(s string) yamlAnalysis {
 	if leadSpace || leadBreak || trailSpace || trailBreak {
 		a.allowFlowPlain, a.allowBlockPlain = false, false
 	}
-	if trailSpace {
-		a.allowSingle = false
+	if breakSpace {
+		a.allowFlowPlain, a.allowBlockPlain, a.allowSingle = false, false, false
 	}
 	if spaceBreak || special {
 		a.allowFlowPlain, a.allowBlockPlain, a.allowSingle = false, false, false
-	}
-	if breakSpace {
-		a.allowFlowPlain, a.allowBlockPlain = false, false
 	}
 	if lineBreaks {
 		a.allowFlowPlain, a.allowBlockPlain = false, false
@@ -358,13 +354,14 @@ func (e *yamlEmitter) str(s string, ind int, flow, key bool) error {
 	a := analyzeScalar(s)
 	plain := !yamlImplicit.MatchString(s) && !a.empty && !(key && a.multiline) &&
 		(flow && a.allowFlowPlain || !flow && a.allowBlockPlain)
+	// PyYAML raises the indent by two while it writes a scalar.
 	switch {
 	case plain:
-		e.writePlain(s, ind, !key)
+		e.writePlain(s, ind+2, !key)
 	case a.allowSingle && !(key && a.multiline):
-		e.writeSingle(s, ind, !key)
+		e.writeSingle(s, ind+2, !key)
 	default:
-		e.writeDouble(s, ind)
+		e.writeDouble(s, ind+2)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ Salt defines them). Written for Brine; not Salt code.
 
     python3 gen_cases.py > cases.json
 """
+import copy
 import hashlib
 import json
 import re
@@ -195,7 +196,7 @@ def render(case):
     env = make_env(files, case.get("allow_undefined", False), case.get("trim_blocks", False),
                    case.get("lstrip_blocks", False))
     src = case["template"]
-    ctx = case.get("vars", {})
+    ctx = copy.deepcopy(case.get("vars", {}))
     env.globals.update(ctx)
     newline = "\n" if src.endswith("\n") else ""
     try:
