@@ -19,15 +19,18 @@ type field struct {
 	line int
 }
 
-// defaultFields turns roster_defaults into fields. Salt deep-copies the
-// dict and updates it with the entry (roster_matcher.py get_data).
-func defaultFields(m *ordered.Map) ([]field, []error) {
+// defaultFields turns roster_defaults into fields and checks them once,
+// so that a bad default is reported once rather than for every entry.
+// Salt deep-copies the dict and updates it with the entry
+// (roster_matcher.py get_data).
+func defaultFields(m *ordered.Map, o Options) ([]field, []error) {
 	var out []field
 	m.Range(func(k, v any) bool {
 		out = append(out, field{key: ordered.KeyString(k), val: v})
 		return true
 	})
-	return out, nil
+	_, errs := buildTarget("", out, o)
+	return out, errs
 }
 
 // mergeFields is dict.update: own keys replace defaults in place, new keys

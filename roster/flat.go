@@ -3,8 +3,11 @@ package roster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
@@ -32,8 +35,16 @@ type Entry struct {
 	Target Target
 }
 
+// openFlat is the registry entry. A missing roster file is an empty
+// roster, as in Salt, whose Roster.targets logs the OSError and goes on,
+// so that `salt-ssh user@host` works without one.
 func openFlat(ctx context.Context, cfg Config) (Roster, error) {
-	return LoadFlat(ctx, cfg)
+	f, err := LoadFlat(ctx, cfg)
+	if errors.Is(err, fs.ErrNotExist) {
+		cfg.logger().Warn("roster file not found", logKeyFile, cfg.RosterFile())
+		return &Flat{File: cfg.RosterFile(), cfg: cfg}, nil
+	}
+	return f, err
 }
 
 // LoadFlat reads cfg.RosterFile() and parses it with ParseFlat.
@@ -74,7 +85,7 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 		return nil, yamlError(err, file, note)
 	}
 	var errs *multierror.Error
-	defaults, derr := defaultFields(cfg.RosterDefaults)
+	defaults, derr := defaultFields(cfg.RosterDefaults, cfg.Options)
 	errs = multierror.Append(errs, derr...)
 	entries, eerrs := f.entries(root, defaults, note)
 	errs = multierror.Append(errs, eerrs...)
@@ -129,12 +140,15 @@ func (f *Flat) entry(id string, line int, v any, vn *saltyaml.Node, defaults []f
 		return Entry{}, []error{&Error{File: f.File, Line: vn.Line, Target: id, Msg: err.Error() + note}}
 	}
 	fields := mergeFields(defaults, own)
-	t, errs := buildTarget(id, fields, f.cfg.Options)
-	for _, e := range errs {
+	t, all := buildTarget(id, fields, f.cfg.Options)
+	var errs []error
+	for _, e := range all {
 		if re, ok := e.(*Error); ok && re.Line > 0 {
 			re.File = f.File
 			re.Msg += note
+			errs = append(errs, re)
 		}
+		// Errors in roster_defaults (line 0) were reported once already.
 	}
 	t.File, t.Line = f.File, line
 	f.warnUnknown(t)
@@ -168,12 +182,20 @@ func entryFields(v any, vn *saltyaml.Node) ([]field, error) {
 	return nil, fmt.Errorf("entry must be a host string or a mapping of roster keys, got %s", typeName(v))
 }
 
+// warnUnknown logs keys Brine ignores, and sdb:// values, which Salt
+// resolves through salt.config.apply_sdb and Brine does not yet.
 func (f *Flat) warnUnknown(t Target) {
+	log := f.cfg.logger()
 	t.Extra.Range(func(k, _ any) bool {
-		f.cfg.logger().Warn("unknown roster key ignored",
-			logKeyFile, f.File, logKeyTarget, t.ID, logKeyKey, ordered.KeyString(k))
+		log.Warn("unknown roster key ignored", logKeyFile, f.File, logKeyTarget, t.ID, logKeyKey, ordered.KeyString(k))
 		return true
 	})
+	for key, v := range map[string]string{"host": t.Host, "user": t.User, "passwd": t.Passwd.Reveal(),
+		"priv": t.Priv, "priv_passwd": t.PrivPasswd.Reveal()} {
+		if strings.HasPrefix(v, "sdb://") {
+			log.Warn("sdb:// roster values are not resolved", logKeyFile, f.File, logKeyTarget, t.ID, logKeyKey, key)
+		}
+	}
 }
 
 // Log attribute keys.

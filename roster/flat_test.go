@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -213,8 +216,8 @@ func TestParseFlatErrors(t *testing.T) {
 		{"yaml syntax", "web1: a\nweb2: d: e\n", nil, nil, []string{`2::yaml: mapping values are not allowed`}},
 		{"top level list", "- a\n- b\n", nil, nil, []string{`1::roster must be a mapping`}},
 		{"duplicate id", "a: x\nb: y\na: z\n", nil, nil, []string{`3::yaml: while constructing a mapping: found conflicting ID 'a'`}},
-		{"bad defaults", "a: x\n", ordered.FromPairs("port", "ssh"), nil,
-			[]string{`0:a:port: expected a port number`}},
+		{"bad defaults reported once", "a: x\nb: y\n", ordered.FromPairs("port", "ssh"), nil,
+			[]string{`0::port: expected a port number`}},
 		{"jinja syntax error", "a: b\n{% if %}\nc: d\n", nil, nil,
 			[]string{`2::render jinja: Jinja syntax error`}},
 		{"jinja undefined", "a: b\nc: {{ nope.x }}\n", nil, nil,
@@ -264,5 +267,36 @@ func TestErrorFormat(t *testing.T) {
 	}
 	if got, want := re.Error(), `roster /etc/salt/roster:3: target "web1": port: bad`; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestWarningsAndMissingFile(t *testing.T) {
+	var logs strings.Builder
+	cfg := testConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	cfg.File = filepath.Join(t.TempDir(), "roster")
+	cfg.Reachable = func(context.Context, string) bool { return true }
+	r, err := Open(context.Background(), "flat", cfg)
+	if err != nil {
+		t.Fatalf("missing roster file: %v, want an empty roster", err)
+	}
+	ts, err := r.Targets(context.Background(), "admin@10.1.2.3", "glob")
+	if err != nil || len(ts) != 1 || ts[0].User != "admin" || ts[0].Host != "10.1.2.3" {
+		t.Fatalf("ad-hoc target without roster = %v, %v", ts, err)
+	}
+	if err := os.WriteFile(cfg.File, []byte("web1:\n  host: h\n  colour: blue\n  passwd: sdb://vault/pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logs.Reset()
+	if _, err := LoadFlat(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"unknown roster key ignored", "key=colour", "sdb:// roster values are not resolved", "key=passwd"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log %q lacks %q", logs.String(), want)
+		}
+	}
+	if strings.Contains(logs.String(), "vault/pw") {
+		t.Errorf("log leaks the secret reference: %q", logs.String())
 	}
 }
