@@ -176,6 +176,10 @@ func (r *Renderer) stage(ctx context.Context, st stage, in any, c Context) (any,
 		if !ok {
 			return in, nil
 		}
+		if strings.HasPrefix(s, "#!") {
+			// salt/renderers/json.py drops the shebang line.
+			_, s, _ = strings.Cut(s, "\n")
+		}
 		if strings.TrimSpace(s) == "" {
 			return ordered.New(), nil
 		}
