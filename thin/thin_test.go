@@ -90,7 +90,7 @@ func TestCallResultFields(t *testing.T) {
 	}
 }
 
-func TestMain(t *testing.T) {
+func TestMainCommands(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := thin.Main(context.Background(), []string{"version"}, nil, &out, &errOut); code != 0 || !strings.Contains(out.String(), "Salt 3006.19") {
 		t.Errorf("version: exit %d, %q", code, out.String())

@@ -259,3 +259,17 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+func TestRunas(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("runas needs root")
+	}
+	got, _ := call(t, "cmd.run", []any{"id -un; echo $HOME $USER"}, job("runas", "nobody"))
+	u, err := lookupRunas("nobody", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "nobody\n" + u.home + " nobody"; got != want {
+		t.Errorf("runas nobody = %q, want %q", got, want)
+	}
+}
