@@ -40,6 +40,9 @@ type HighState struct {
 	Saltenv string
 	// AutoOrder is state_auto_order (default true).
 	AutoOrder bool
+	// TopErrors collects top files that failed to render; GetTop treats
+	// them as empty, as Salt's get_top does after logging.
+	TopErrors []string
 
 	iorder int
 	avail  map[string][]string

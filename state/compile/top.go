@@ -32,6 +32,7 @@ func (h *HighState) GetTop(ctx context.Context) (*ordered.Map, error) {
 		}
 		data, err := h.Render(ctx, src, "top.sls", env, "top")
 		if err != nil {
+			h.TopErrors = append(h.TopErrors, "Rendering Primary Top file failed, render error:\n"+err.Error())
 			return ordered.New(), nil
 		}
 		m, _ := data.(*ordered.Map)

@@ -67,15 +67,16 @@ func (c *Compiler) Compile(ctx context.Context) (*ordered.Map, error) {
 			}
 		}
 	}
-	if c.Override != nil {
-		pillar = Merge(pillar, c.Override)
-	}
+	errs = append(errs, hs.TopErrors...)
 	if len(errs) > 0 {
 		l := make([]any, len(errs))
 		for i, e := range errs {
 			l[i] = e
 		}
 		pillar.Set("_errors", l)
+	}
+	if c.Override != nil {
+		pillar = Merge(pillar, c.Override)
 	}
 	return pillar, nil
 }
