@@ -3,6 +3,11 @@ package saltyaml
 import (
 	"errors"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/brinesalt/brine/state/ordered"
 )
 
 func FuzzLoad(f *testing.F) {
@@ -30,8 +35,13 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Dump(%#v): %v", v, err)
 		}
-		if _, err := Load([]byte(out), "dumped.sls"); err != nil {
+		back, err := Load([]byte(out), "dumped.sls")
+		if err != nil {
 			t.Fatalf("reload of dump %q: %v", out, err)
+		}
+		// !!binary gives byte strings, which Dump does not tag back.
+		if diff := cmp.Diff(v, back, cmpOpts); diff != "" && validUTF8(v) {
+			t.Fatalf("dump %q does not load back (-loaded +reloaded):\n%s", out, diff)
 		}
 	})
 }
@@ -44,4 +54,22 @@ func FuzzParseCLIArg(f *testing.F) {
 		_ = ParseCLIArg(s)
 		ParseInput([]string{s, "k=" + s})
 	})
+}
+
+func validUTF8(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case []any:
+		for _, e := range x {
+			if !validUTF8(e) {
+				return false
+			}
+		}
+	case *ordered.Map:
+		ok := true
+		x.Range(func(k, e any) bool { ok = validUTF8(k) && validUTF8(e); return ok })
+		return ok
+	}
+	return true
 }

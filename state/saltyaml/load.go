@@ -107,7 +107,7 @@ func Decode(node *Node) (any, error) {
 }
 
 func decodeFile(node *Node, filename string) (any, error) {
-	d := decoder{done: map[*Node]any{}, busy: map[*Node]bool{}}
+	d := decoder{done: map[*Node]any{}, busy: map[*Node]bool{}, flat: map[*Node][][2]*Node{}}
 	v, err := d.value(node)
 	if err != nil {
 		var e *Error
@@ -124,6 +124,7 @@ func decodeFile(node *Node, filename string) (any, error) {
 type decoder struct {
 	done map[*Node]any
 	busy map[*Node]bool
+	flat map[*Node][][2]*Node
 }
 
 func deref(n *Node) *Node {
@@ -295,7 +296,7 @@ func (d *decoder) mapping(n *Node) (any, error) {
 	default:
 		return nil, nodeError(n, "could not determine a constructor for the tag %s", pyRepr(tag))
 	}
-	pairs, err := flatten(n)
+	pairs, err := d.flatten(n)
 	if err != nil {
 		return nil, err
 	}

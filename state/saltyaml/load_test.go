@@ -2,6 +2,7 @@ package saltyaml
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -93,6 +94,8 @@ func TestLoadCollections(t *testing.T) {
 			om("a", om("x", 1), "b", om("y", 2), "c", om("y", 2, "x", 1))},
 		{"explicit merge tag", "a: &a {x: 1}\nc: {!!merge <<: *a}\n", om("a", om("x", 1), "c", om("x", 1))},
 		{"quoted << is a key", "'<<': 1\n", om("<<", 1)},
+		{"self merge", "a: &a {x: 1, <<: *a}\n", om("a", om("x", 1))},
+		{"self merge only", "a: &a {<<: *a}\n", om("a", om())},
 		{"set", "!!set {a, b}", om("a", nil, "b", nil)},
 		{"pairs", "!!pairs [a: 1, a: 2]", []any{[]any{"a", 1}, []any{"a", 2}}},
 		{"omap as map", "!!omap {b: 1, a: 2}", om("b", 1, "a", 2)},
@@ -264,5 +267,20 @@ func TestAliasSharesValue(t *testing.T) {
 	}
 	if _, err := Load([]byte(b.String()), "bomb"); err != nil {
 		t.Fatalf("Load: %v", err)
+	}
+}
+
+func TestMergeChainIsLinear(t *testing.T) {
+	// Each level merges the previous one twice; Salt flattens every node
+	// once, so this is cheap, and the repeated key is a conflict.
+	var b strings.Builder
+	b.WriteString("a0: &a0 {x: 1}\n")
+	for i := 1; i < 60; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d {<<: [*a%d, *a%d]}\n", i, i, i-1, i-1)
+	}
+	_, err := Load([]byte(b.String()), "merge")
+	var e *Error
+	if !errors.As(err, &e) || e.Msg != "found conflicting ID 'x'" {
+		t.Fatalf("Load = %v, want a conflicting ID error", err)
 	}
 }

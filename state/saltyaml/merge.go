@@ -15,15 +15,32 @@ import (
 //     among them are all kept, which then fails as a conflicting ID.
 //
 // A key "=" (PyYAML's value tag) is an ordinary string key.
-func flatten(n *Node) ([][2]*Node, error) {
-	var own, merge [][2]*Node
+//
+// Salt's version rewrites the node in place, so a node is flattened once
+// however often it is merged; results are kept per node for the same
+// effect, and a mapping that merges itself sees only its own keys.
+func (d *decoder) flatten(n *Node) ([][2]*Node, error) {
+	if p, ok := d.flat[n]; ok {
+		return p, nil
+	}
+	var own [][2]*Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if dk := deref(n.Content[i]); dk.Kind != yaml.ScalarNode || tagOf(dk) != tagMerge {
+			own = append(own, [2]*Node{n.Content[i], n.Content[i+1]})
+		}
+	}
+	if len(own) == len(n.Content)/2 {
+		d.flat[n] = own
+		return own, nil
+	}
+	d.flat[n] = own // what a recursive merge of n sees
+	var merge [][2]*Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if dk := deref(k); dk.Kind != yaml.ScalarNode || tagOf(dk) != tagMerge {
-			own = append(own, [2]*Node{k, v})
 			continue
 		}
-		m, err := mergeSource(n, deref(v))
+		m, err := d.mergeSource(n, deref(v))
 		if err != nil {
 			return nil, err
 		}
@@ -45,13 +62,15 @@ func flatten(n *Node) ([][2]*Node, error) {
 		}
 		out = append(out, p)
 	}
-	return append(out, own...), nil
+	out = append(out, own...)
+	d.flat[n] = out
+	return out, nil
 }
 
-func mergeSource(n, v *Node) ([][2]*Node, error) {
+func (d *decoder) mergeSource(n, v *Node) ([][2]*Node, error) {
 	switch v.Kind {
 	case yaml.MappingNode:
-		return flatten(v)
+		return d.flatten(v)
 	case yaml.SequenceNode:
 		var groups [][][2]*Node
 		for _, s := range v.Content {
@@ -59,7 +78,7 @@ func mergeSource(n, v *Node) ([][2]*Node, error) {
 			if s.Kind != yaml.MappingNode {
 				return nil, mergeError(n, s, "expected a mapping for merging, but found "+kindName(s))
 			}
-			g, err := flatten(s)
+			g, err := d.flatten(s)
 			if err != nil {
 				return nil, err
 			}
