@@ -49,19 +49,30 @@ func (r *result) set(kv map[string]any) {
 // Gather returns the core grains of this host, merged with the custom
 // grains of opts. Keys come out sorted, as Salt's grains outputter
 // shows them.
+//
+// With the grains_cache option (and a cachedir), core grains are reused
+// for grains_cache_expiration seconds (default 300), as salt-ssh's
+// targets do; custom grains are always read fresh.
 func Gather(ctx context.Context, opts GatherOptions) (*ordered.Map, error) {
-	core, err := gatherCore(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(core))
-	for k := range core {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := ordered.New()
-	for _, k := range keys {
-		out.Set(k, toValue(core[k]))
+	cache := opts.cachePath()
+	out := opts.loadCache(cache)
+	if cache == "" || out == nil {
+		core, err := gatherCore(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		keys := make([]string, 0, len(core))
+		for k := range core {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out = ordered.New()
+		for _, k := range keys {
+			out.Set(k, toValue(core[k]))
+		}
+		if cache != "" {
+			saveCache(cache, out)
+		}
 	}
 	if opts.SkipCustom {
 		return out, nil

@@ -229,3 +229,34 @@ func BenchmarkGather(b *testing.B) {
 		}
 	}
 }
+
+func TestGrainsCache(t *testing.T) {
+	dir := t.TempDir()
+	opts := GatherOptions{Root: "testdata/debian12", Opts: ordered.FromPairs("id", "c1", "grains_cache", true, "cachedir", dir)}
+	first, err := Gather(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, cacheFile)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no cache written: %v", err)
+	}
+	// A cached gather must not read the fixture again: point Root
+	// elsewhere and expect the cached values.
+	opts.Root = t.TempDir()
+	second, err := Gather(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Value("os") != "Debian" || second.Value("mem_total") != first.Value("mem_total") {
+		t.Errorf("cached grains differ: os=%v mem=%v", second.Value("os"), second.Value("mem_total"))
+	}
+	opts.Opts.Set("grains_cache_expiration", 0)
+	third, err := Gather(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Value("os") == "Debian" {
+		t.Errorf("expired cache was used")
+	}
+}
