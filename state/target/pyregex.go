@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // compilePyRegex compiles a Python `re` pattern for use as re.match does:
@@ -13,9 +14,11 @@ import (
 // possessive quantifiers, verbose mode) is rejected with a message naming
 // the construct; the few spellings that differ are translated.
 //
-// Known remaining differences: \d, \w, \s and \b are ASCII-only in Go and
-// Unicode-aware in Python, and Python's `$` also matches before a final
-// newline.
+// Python's `$` also matches before a newline that ends the subject; Brine
+// emulates that by letting `$` consume the newline (outside MULTILINE).
+// Known remaining differences: \d, \w, \s and \b are ASCII-only in Go
+// and Unicode-aware in Python, and a pattern that matches the final
+// newline after `$` fails.
 func compilePyRegex(pat string) (*regexp.Regexp, error) {
 	tr, err := translatePyRegex(pat)
 	if err != nil {
@@ -43,8 +46,12 @@ func translatePyRegex(p string) (string, error) {
 	var b strings.Builder
 	inClass := false
 	classStart := 0 // index in p where the current class body begins
+	multiline := hasMultilineFlag(p)
+	flagsOnly := true // nothing but global flag groups so far
 	for i := 0; i < len(p); i++ {
 		c := p[i]
+		atStart := flagsOnly
+		flagsOnly = false
 		switch {
 		case c == '\\':
 			if i+1 >= len(p) {
@@ -75,14 +82,18 @@ func translatePyRegex(p string) (string, error) {
 				classStart++
 			}
 		case c == '(' && strings.HasPrefix(p[i:], "(?"):
-			n, err := translateGroup(&b, p, i)
+			n, err := translateGroup(&b, p, i, atStart)
 			if err != nil {
 				return "", err
 			}
+			flagsOnly = atStart && strings.HasSuffix(p[i:i+n], ")")
 			i += n - 1
 		case c == '{':
 			n := translateBrace(&b, p, i)
 			i += n - 1
+		case c == '$' && !multiline:
+			// Python's $ also matches before a newline ending the string.
+			b.WriteString(`(?:\n?\z)`)
 		case c == '+' || c == '*' || c == '?':
 			if i+1 < len(p) && p[i+1] == '+' {
 				return "", unsupportedSyntax(fmt.Sprintf("possessive quantifier %q", p[i:i+2]))
@@ -98,6 +109,25 @@ func translatePyRegex(p string) (string, error) {
 	return b.String(), nil
 }
 
+// hasMultilineFlag reports whether an inline flag group turns on
+// MULTILINE anywhere; then `$` is left to Go's (?m) semantics.
+func hasMultilineFlag(p string) bool {
+	for rest := p; ; {
+		i := strings.Index(rest, "(?")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		j := 0
+		for j < len(rest) && strings.IndexByte("aiLmsux", rest[j]) >= 0 {
+			if rest[j] == 'm' {
+				return true
+			}
+			j++
+		}
+	}
+}
+
 // translateEscape writes the Go form of the escape at p[i] and returns how
 // many bytes of p it consumed.
 func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, error) {
@@ -111,7 +141,19 @@ func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, er
 			return 0, fmt.Errorf(`bad escape \%c`, e)
 		}
 	}
+	if e >= 0x80 {
+		// An escaped non-ASCII character is itself; Go rejects the escape.
+		r, size := utf8.DecodeRuneInString(p[i+1:])
+		b.WriteString(regexp.QuoteMeta(string(r)))
+		return 1 + size, nil
+	}
 	switch {
+	case e == 'x':
+		if len(p) < i+4 || !isHex(p[i+2:i+4]) {
+			return 0, fmt.Errorf(`incomplete escape \x`)
+		}
+		b.WriteString(p[i : i+4])
+		return 4, nil
 	case e == 'Z':
 		b.WriteString(`\z`)
 		return 2, nil
@@ -145,6 +187,9 @@ func translateDigitEscape(b *strings.Builder, p string, i int, inClass bool) (in
 		j++
 	}
 	octal := p[i+1 : j]
+	if inClass && octal == "" {
+		return 0, fmt.Errorf(`bad escape \%c`, p[i+1])
+	}
 	if p[i+1] == '0' || inClass || len(octal) == 3 {
 		v := 0
 		for _, d := range octal {
@@ -160,7 +205,7 @@ func translateDigitEscape(b *strings.Builder, p string, i int, inClass bool) (in
 }
 
 // translateGroup handles a "(?" construct at p[i].
-func translateGroup(b *strings.Builder, p string, i int) (int, error) {
+func translateGroup(b *strings.Builder, p string, i int, atStart bool) (int, error) {
 	rest := p[i+2:]
 	unsupported := []struct{ prefix, what string }{
 		{"=", "lookahead (?=...)"},
@@ -187,36 +232,55 @@ func translateGroup(b *strings.Builder, p string, i int) (int, error) {
 		b.WriteString("(?")
 		return 2, nil
 	}
-	return translateFlags(b, p, i)
+	return translateFlags(b, p, i, atStart)
 }
 
-// translateFlags handles inline flags "(?imsx)" and "(?imsx-imsx:...)".
-func translateFlags(b *strings.Builder, p string, i int) (int, error) {
-	j := i + 2
-	var out strings.Builder
-	for ; j < len(p); j++ {
+// translateFlags handles inline flags "(?ims)" at the start of the
+// pattern and scoped "(?ims-ims:...)" groups, with CPython's checks.
+func translateFlags(b *strings.Builder, p string, i int, atStart bool) (int, error) {
+	on, off := "", ""
+	neg := false
+	for j := i + 2; j < len(p); j++ {
 		c := p[j]
-		switch c {
-		case 'i', 'm', 's', '-':
-			out.WriteByte(c)
-		case 'a', 'u':
-			// Go is already ASCII for \w etc.; 'u' is the default for str.
-		case 'x':
-			return 0, unsupportedSyntax("verbose flag (?x)")
-		case 'L':
-			return 0, fmt.Errorf("bad inline flag: cannot use 'L' flag with a str pattern")
-		case ')', ':':
-			f := strings.TrimSuffix(out.String(), "-")
-			if f == "" {
-				if c == ':' {
-					b.WriteString("(?:")
+		switch {
+		case c == '-' && !neg:
+			neg = true
+		case strings.IndexByte("ims", c) >= 0:
+			if neg {
+				if strings.IndexByte(on, c) >= 0 {
+					return 0, fmt.Errorf("bad inline flags: flag turned on and off")
 				}
-				return j - i + 1, nil
+				off += string(c)
+			} else {
+				on += string(c)
 			}
-			b.WriteString("(?" + f + string(c))
+		case c == 'a' || c == 'u':
+			// Go is already ASCII for \w etc.; 'u' is the default for str.
+		case c == 'x':
+			return 0, unsupportedSyntax("verbose flag (?x)")
+		case c == 'L':
+			return 0, fmt.Errorf("bad inline flag: cannot use 'L' flag with a str pattern")
+		case c == ')' && !neg && j > i+2:
+			if !atStart {
+				return 0, fmt.Errorf("global flags not at the start of the expression")
+			}
+			if on != "" {
+				b.WriteString("(?" + on + ")")
+			}
+			return j - i + 1, nil
+		case c == ':' && (!neg || off != ""):
+			f := on
+			if off != "" {
+				f += "-" + off
+			}
+			if f == "" {
+				b.WriteString("(?:")
+			} else {
+				b.WriteString("(?" + f + ":")
+			}
 			return j - i + 1, nil
 		default:
-			return 0, fmt.Errorf("unknown extension or flag %q", p[i:j+1])
+			return 0, fmt.Errorf("unknown extension or bad inline flag %q", p[i:j+1])
 		}
 	}
 	return 0, fmt.Errorf("missing -, : or ) after inline flags")
