@@ -148,6 +148,9 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	if ret == nil || ret.Value("result") == false {
 		ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
 	}
+	if low.Has("check_cmd") && !r.States.Has(r.Env, str(low.Value("state"))+".mod_run_check_cmd") {
+		r.runCheckCmd(ctx, low, ret)
+	}
 	if isPre {
 		low.Set("__prereq__", false)
 		return ret

@@ -248,3 +248,26 @@ func checkCreates(v any) checkState {
 	}
 	return checkState{comment: "Creates files not found"}
 }
+
+// runCheckCmd lets check_cmd decide the result after the state ran
+// (salt/state.py _run_check_cmd): the first failing command fails it.
+func (r *Runner) runCheckCmd(ctx context.Context, low Chunk, ret *ordered.Map) {
+	opts := shell.Spec{}
+	if r.Env.Grains != nil {
+		opts.Shell = strOr(r.Env.Grains.Value("shell"))
+	}
+	result, comment := false, ""
+	for _, c := range asList(low.Value("check_cmd")) {
+		rc := retcode(ctx, opts, str(c), 1)
+		if rc != 0 {
+			ret.Set("result", false)
+			ret.Set("comment", "check_cmd determined the state failed")
+			return
+		}
+		if !result {
+			result, comment = true, "check_cmd determined the state succeeded"
+		}
+	}
+	ret.Set("result", result)
+	ret.Set("comment", comment)
+}
