@@ -47,6 +47,19 @@ func Dump(v any, opts DumpOptions) (string, error) {
 	return e.b.String(), nil
 }
 
+// FilterYAML is Salt's |yaml Jinja filter (format_yaml in
+// salt/utils/jinja.py; flow defaults to true there): Dump, then surrounding
+// whitespace and a trailing "\n..." document end removed. sortKeys should
+// be true for dicts built in Jinja and false for OrderedDicts from YAML.
+func FilterYAML(v any, flow, sortKeys bool) (string, error) {
+	out, err := Dump(v, DumpOptions{Flow: flow, SortKeys: sortKeys})
+	if err != nil {
+		return "", err
+	}
+	out = strings.TrimSpace(out)
+	return strings.TrimSuffix(out, "\n..."), nil
+}
+
 // DumpDQuote is Salt's yaml_dquote filter (salt/utils/yamlencoding.py):
 // s as one double-quoted YAML scalar with PyYAML's escapes, non-ASCII
 // escaped too (\xE9, \u2028), never folded.

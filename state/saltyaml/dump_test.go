@@ -115,3 +115,19 @@ func TestDumpDQuoteEncode(t *testing.T) {
 		t.Error("EncodeScalar(list) succeeded, want an error")
 	}
 }
+
+func TestFilterYAML(t *testing.T) {
+	// notes.md item 28: the yaml filter sorts a Jinja dict's keys and
+	// writes it on one line.
+	got, err := FilterYAML(om("b", 1, "a", []any{"x", "yes"}), true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{a: [x, 'yes'], b: 1}"; got != want {
+		t.Errorf("FilterYAML = %q, want %q", got, want)
+	}
+	got, _ = FilterYAML("abc", true, false)
+	if got != "abc" {
+		t.Errorf("FilterYAML(abc) = %q, want abc", got)
+	}
+}

@@ -19,6 +19,9 @@ const (
 	StageParser      = "parser"
 	StageComposer    = "composer"
 	StageConstructor = "constructor"
+	// StageValue marks a Python error raised while building a scalar
+	// (int(), float(), a bool lookup, base64) rather than a YAMLError.
+	StageValue = "value"
 )
 
 // Error is a YAML load error with the position PyYAML would report.
@@ -65,6 +68,22 @@ func (e *Error) where(line, col int) string {
 		return fmt.Sprintf("  in %q, line %d", name, line)
 	}
 	return fmt.Sprintf("  in %q, line %d, column %d", name, line, col)
+}
+
+// SaltMessage is the text Salt's yaml renderer (salt/renderers/yaml.py)
+// puts in its SaltRenderError for this error. Salt's libyaml marks carry
+// no source buffer, so a scanner error is its bare problem ("found
+// character that cannot start any token"); parser, composer and
+// constructor errors are PyYAML's full text naming "<unicode string>";
+// Python value errors are their message.
+func (e *Error) SaltMessage() string {
+	switch e.Stage {
+	case StageScanner, StageValue, StageReader:
+		return e.Msg
+	}
+	c := *e
+	c.File = ""
+	return c.Error()
 }
 
 // fromYAML converts an error of the underlying parser into *Error.

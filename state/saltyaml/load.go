@@ -227,7 +227,9 @@ func (d *decoder) scalar(n *Node) (any, error) {
 		return nil, nodeError(n, "could not determine a constructor for the tag %s", pyRepr(tag))
 	}
 	if msg != "" {
-		return nil, nodeError(n, "%s", msg)
+		e := nodeError(n, "%s", msg)
+		e.Stage = StageValue
+		return nil, e
 	}
 	return v, nil
 }

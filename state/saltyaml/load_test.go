@@ -171,9 +171,9 @@ func TestLoadErrors(t *testing.T) {
 		{"value tag as value", "- =\n",
 			Error{Line: 1, Column: 3, Stage: StageConstructor, Msg: "could not determine a constructor for the tag 'tag:yaml.org,2002:value'"}, ""},
 		{"bad int", "a: !!int abc\n",
-			Error{Line: 1, Column: 4, Stage: StageConstructor, Msg: "invalid literal for int() with base 10: 'abc'"}, ""},
+			Error{Line: 1, Column: 4, Stage: StageValue, Msg: "invalid literal for int() with base 10: 'abc'"}, ""},
 		{"bad bool", "a: !!bool y\n",
-			Error{Line: 1, Column: 4, Stage: StageConstructor, Msg: "'y'"}, ""},
+			Error{Line: 1, Column: 4, Stage: StageValue, Msg: "'y'"}, ""},
 		{"str tag on seq", "a: !!str [1]\n",
 			Error{Line: 1, Column: 4, Stage: StageConstructor, Msg: "expected a scalar node, but found sequence"}, ""},
 		{"merge scalar", "a: {<<: 1}",
@@ -282,5 +282,36 @@ func TestMergeChainIsLinear(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Msg != "found conflicting ID 'x'" {
 		t.Fatalf("Load = %v, want a conflicting ID error", err)
+	}
+}
+
+func TestSaltMessage(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"foo:\n\tbar: 1\n", "found character that cannot start any token"},
+		{"same_id: 1\nsame_id: 2\n", "while constructing a mapping\n  in \"<unicode string>\", line 1, column 1\n" +
+			"found conflicting ID 'same_id'\n  in \"<unicode string>\", line 2, column 1"},
+		{"a: !!int x\n", "invalid literal for int() with base 10: 'x'"},
+	}
+	for _, tt := range tests {
+		_, err := Load([]byte(tt.src), "init.sls")
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("Load(%q) = %v, want *Error", tt.src, err)
+		}
+		if got := e.SaltMessage(); got != tt.want {
+			t.Errorf("SaltMessage() for %q = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestTopFileBool(t *testing.T) {
+	// notes.md item 26: an unquoted "- no" in top.sls is the bool False.
+	got, err := Load([]byte("base:\n  '*':\n    - no\n    - 'no'\n"), "top.sls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := om("base", om("*", []any{false, "no"}))
+	if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
