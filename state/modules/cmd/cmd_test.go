@@ -115,7 +115,9 @@ func TestRunShapes(t *testing.T) {
 	}
 }
 
-func filepathLook(name string) (string, error) { return lookPathIn(name, []string{"PATH=" + os.Getenv("PATH")}) }
+func filepathLook(name string) (string, error) {
+	return lookPathIn(name, []string{"PATH=" + os.Getenv("PATH")})
+}
 
 func TestRunAll(t *testing.T) {
 	got, env := call(t, "cmd.run_all", []any{"echo out; echo err >&2; exit 2"}, job())
