@@ -16,9 +16,10 @@ import (
 //
 // Python's `$` also matches before a newline that ends the subject; Brine
 // emulates that by letting `$` consume the newline (outside MULTILINE).
-// Known remaining differences: \d, \w, \s and \b are ASCII-only in Go
-// and Unicode-aware in Python, and a pattern that matches the final
-// newline after `$` fails.
+// \d \w \s are expanded to their Unicode meaning unless (?a) is given.
+// Known remaining differences: \b and \B and the negated classes inside
+// brackets are ASCII-based, and a pattern that matches the final newline
+// after `$` fails.
 func compilePyRegex(pat string) (*regexp.Regexp, error) {
 	tr, err := translatePyRegex(pat)
 	if err != nil {
@@ -46,7 +47,8 @@ func translatePyRegex(p string) (string, error) {
 	var b strings.Builder
 	inClass := false
 	classStart := 0 // index in p where the current class body begins
-	multiline := hasMultilineFlag(p)
+	multiline := hasInlineFlag(p, 'm')
+	unicodeClasses := !hasInlineFlag(p, 'a')
 	flagsOnly := true // nothing but global flag groups so far
 	for i := 0; i < len(p); i++ {
 		c := p[i]
@@ -56,6 +58,10 @@ func translatePyRegex(p string) (string, error) {
 		case c == '\\':
 			if i+1 >= len(p) {
 				return "", fmt.Errorf("bad escape (end of pattern)")
+			}
+			if unicodeClasses && writeUnicodeClass(&b, p[i+1], inClass) {
+				i++
+				continue
 			}
 			n, err := translateEscape(&b, p, i, inClass)
 			if err != nil {
@@ -109,23 +115,59 @@ func translatePyRegex(p string) (string, error) {
 	return b.String(), nil
 }
 
-// hasMultilineFlag reports whether an inline flag group turns on
-// MULTILINE anywhere; then `$` is left to Go's (?m) semantics.
-func hasMultilineFlag(p string) bool {
+// hasInlineFlag reports whether an inline flag group turns on flag
+// anywhere: MULTILINE leaves `$` to Go's (?m) semantics, ASCII keeps Go's
+// ASCII classes.
+func hasInlineFlag(p string, flag byte) bool {
 	for rest := p; ; {
 		i := strings.Index(rest, "(?")
 		if i < 0 {
 			return false
 		}
 		rest = rest[i+2:]
-		j := 0
-		for j < len(rest) && strings.IndexByte("aiLmsux", rest[j]) >= 0 {
-			if rest[j] == 'm' {
+		for j := 0; j < len(rest) && strings.IndexByte("aiLmsux", rest[j]) >= 0; j++ {
+			if rest[j] == flag {
 				return true
 			}
-			j++
 		}
 	}
+}
+
+// Python's Unicode \d, \w and \s for str patterns (str.isdecimal,
+// str.isalnum plus "_", str.isspace).
+const (
+	pyDigit = `\p{Nd}`
+	pyWord  = `\p{L}\p{N}_`
+	pySpace = `\t\n\v\f\r\x1c-\x1f\x85\p{Z}`
+)
+
+// writeUnicodeClass writes the Unicode form of \d \D \w \W \s \S. Inside
+// a bracket only the positive classes can be expanded; the negated ones
+// keep Go's ASCII meaning.
+func writeUnicodeClass(b *strings.Builder, e byte, inClass bool) bool {
+	var set string
+	switch e {
+	case 'd', 'D':
+		set = pyDigit
+	case 'w', 'W':
+		set = pyWord
+	case 's', 'S':
+		set = pySpace
+	default:
+		return false
+	}
+	neg := e == 'D' || e == 'W' || e == 'S'
+	switch {
+	case inClass && neg:
+		return false
+	case inClass:
+		b.WriteString(set)
+	case neg:
+		b.WriteString("[^" + set + "]")
+	default:
+		b.WriteString("[" + set + "]")
+	}
+	return true
 }
 
 // translateEscape writes the Go form of the escape at p[i] and returns how
