@@ -275,3 +275,17 @@ func TestRunas(t *testing.T) {
 		t.Errorf("runas nobody = %q, want %q", got, want)
 	}
 }
+
+func TestShellsAndTTY(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "shells")
+	if err := os.WriteFile(f, []byte("# valid shells\n/bin/sh\n\n  /bin/bash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]any{"/bin/sh", "/bin/bash"}, shells(f)); diff != "" {
+		t.Errorf("shells (-want +got):\n%s", diff)
+	}
+	got, _ := call(t, "cmd.tty", []any{"lp0", "x"}, nil)
+	if diff := cmp.Diff(`{"Error":"The specified device is not a valid TTY"}`, mustJSON(got)); diff != "" {
+		t.Errorf("tty (-want +got):\n%s", diff)
+	}
+}
