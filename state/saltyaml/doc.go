@@ -14,8 +14,26 @@
 // string, []any and *ordered.Map.
 //
 // Parsing is done by go.yaml.in/yaml/v4, a port of libyaml, so syntax
-// errors carry libyaml's (and therefore Salt's) wording; scalar resolution
-// and construction are done here with PyYAML's resolver patterns.
+// errors carry libyaml's (and therefore Salt's) wording and positions;
+// scalar resolution and construction are done here with PyYAML's resolver
+// patterns. v4 follows YAML 1.2 where libyaml 0.2.5 is stricter (tabs as
+// separation, empty keys, duplicate anchors), so the source is also run
+// through gopkg.in/yaml.v3, which kept libyaml's scanner, and those of its
+// errors that match libyaml are reported.
+//
+// Known differences from Salt:
+//
+//   - integers beyond 64 bits become float64; !!binary gives a string of
+//     the bytes and !!set an *ordered.Map of nil values; an alias inside
+//     its own anchor is an error rather than a recursive object;
+//   - aliased collections load as one shared value, as in Python, but
+//     Dump writes shared values out in full rather than as &id001 anchors,
+//     and byte strings (invalid UTF-8) as escaped text, not !!binary;
+//   - a few syntax corners libyaml rejects still load: a tag right before
+//     a flow indicator ("[a, !!str]"), ":" before a flow indicator in a
+//     flow scalar ("[a:, b]"); "%YAML 1.2" is rejected although libyaml
+//     takes it;
+//   - errors found only by the yaml.v3 pass carry a line but no column.
 //
 // The writer side (Dump, Encode, DumpDQuote) follows PyYAML's safe_dump as
 // used by Salt's |yaml filters and yaml outputter, and ParseCLIArg /

@@ -16,6 +16,15 @@ import (
 // need not import the parser.
 type Node = yaml.Node
 
+// Node kinds, re-exported from the parser.
+const (
+	DocumentNode = yaml.DocumentNode
+	SequenceNode = yaml.SequenceNode
+	MappingNode  = yaml.MappingNode
+	ScalarNode   = yaml.ScalarNode
+	AliasNode    = yaml.AliasNode
+)
+
 // Load parses one YAML document as Salt's loader does and returns its
 // value: nil for an empty document, otherwise a value of the ordered model.
 // filename only labels errors, which are always *Error.
