@@ -3,6 +3,7 @@ package target
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -230,9 +231,18 @@ func indexRune(rs []rune, r rune, from, to int) int {
 }
 
 // match reports whether s matches the whole pattern.
-func (g *glob) match(s string) bool {
+func (g *glob) match(s string) bool { return g.matchCase(s, false) }
+
+// matchLower matches strings.ToLower(s) without building it, for
+// subdict_match's lowercased comparisons.
+func (g *glob) matchLower(s string) bool { return g.matchCase(s, true) }
+
+func (g *glob) matchCase(s string, lower bool) bool {
 	if g.isLit {
-		return s == g.literal
+		if !lower {
+			return s == g.literal
+		}
+		return equalLower(s, g.literal)
 	}
 	items := g.items
 	pi, si := 0, 0
@@ -253,6 +263,9 @@ func (g *glob) match(s string) bool {
 			return false
 		}
 		r, size := utf8.DecodeRuneInString(s[si:])
+		if lower {
+			r = unicode.ToLower(r)
+		}
 		if pi < len(items) && items[pi].matches(r) {
 			pi++
 			si += size
@@ -266,6 +279,18 @@ func (g *glob) match(s string) bool {
 		starSi += size
 		pi, si = starPi+1, starSi
 	}
+}
+
+// equalLower reports whether strings.ToLower(s) == low.
+func equalLower(s, low string) bool {
+	for _, r := range s {
+		l, size := utf8.DecodeRuneInString(low)
+		if size == 0 || unicode.ToLower(r) != l {
+			return false
+		}
+		low = low[size:]
+	}
+	return low == ""
 }
 
 func (it *globItem) matches(r rune) bool {

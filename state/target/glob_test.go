@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,10 @@ func TestGlobAgainstCPython(t *testing.T) {
 		}
 		if got, want := g.match(name), row[2].(bool); got != want {
 			t.Errorf("fnmatch(%q, %q) = %v, want %v", name, pat, got, want)
+		}
+		up := strings.ToUpper(name)
+		if got, want := g.matchLower(up), g.match(strings.ToLower(up)); got != want {
+			t.Errorf("matchLower(%q) with %q = %v, want %v", up, pat, got, want)
 		}
 		n++
 	}

@@ -224,14 +224,14 @@ func (l *leafMatcher) match(v any) bool {
 	if l.isAll {
 		return true
 	}
-	t := strings.ToLower(pyStr(v))
+	t := pyStr(v)
 	switch l.mode {
 	case modeGlob:
-		return l.glob.match(t)
+		return l.glob.matchLower(t)
 	case modeRegex:
-		return l.re.MatchString(t)
+		return l.re.MatchString(strings.ToLower(t))
 	}
-	return t == l.pat
+	return equalLower(t, l.pat)
 }
 
 // traverse is salt.utils.data.traverse_dict_and_list; false stands for
