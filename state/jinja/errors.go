@@ -17,7 +17,13 @@ type Error struct {
 	Line    int
 	Msg     string
 	Context string
+	// err is the underlying cause (a Salt caller's error,
+	// ErrTemplateNotFound), reachable with errors.Is/As.
+	err error
 }
+
+// Unwrap returns the cause of the failure, if any.
+func (e *Error) Unwrap() error { return e.err }
 
 // Error formats the failure as SaltRenderError's str(): the message, then
 // "; line N" and the excerpt when the line is known.

@@ -74,6 +74,9 @@ func (r *runner) arith(op string, a, b any) (any, error) {
 			a, b, ib, bInt = b, a, ia, true
 		}
 		if bInt {
+			if n := seqLen(a); n > 0 && ib > 0 && n*ib/ib != n || n*ib > maxRepeat {
+				return nil, runtimeErr("MemoryError")
+			}
 			switch x := a.(type) {
 			case string:
 				return strings.Repeat(x, max(ib, 0)), nil
@@ -91,6 +94,18 @@ func (r *runner) arith(op string, a, b any) (any, error) {
 		}
 	}
 	return nil, typeErr("unsupported operand type(s) for %s: '%s' and '%s'", pyOpName(op), typeName(a), typeName(b))
+}
+
+// maxRepeat bounds "s * n" and "list * n" so that a template cannot
+// exhaust memory; Python would fail with MemoryError much later.
+const maxRepeat = 1 << 26
+
+func seqLen(v any) int {
+	if s, ok := v.(string); ok {
+		return len(s)
+	}
+	items, _ := seqItems(v)
+	return len(items)
 }
 
 func pyOpName(op string) string {

@@ -154,7 +154,7 @@ func (r *runner) toError(err error) error {
 		kindSyntax:    "Jinja syntax error: ",
 		kindSalt:      "Problem running salt function in Jinja template: ",
 	}[te.kind]
-	e := &Error{Name: r.opts.Name, Msg: prefix + te.msg}
+	e := &Error{Name: r.opts.Name, Msg: prefix + te.msg, err: te.err}
 	switch {
 	case te.line == 0:
 	case te.name == r.opts.Name || te.name == "":
@@ -216,7 +216,6 @@ func (r *runner) load(nameVal any) (*template, error) {
 		return nil, err
 	}
 	if t, ok := r.cache[resolved]; ok {
-		r.noteTemplate(name, resolved)
 		return t, nil
 	}
 	if r.opts.Loader == nil {

@@ -1,0 +1,279 @@
+package jinja
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// fakeSalt records calls and answers from a table.
+type fakeSalt struct {
+	calls []string
+	funcs map[string]func(args []any, kw *ordered.Map) (any, error)
+}
+
+func (f *fakeSalt) Call(_ context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	f.calls = append(f.calls, fmt.Sprintf("%s %v %v", fun, args, kw.Keys()))
+	fn, ok := f.funcs[fun]
+	if !ok {
+		return nil, fmt.Errorf("'%s' is not available", fun)
+	}
+	return fn(args, kw)
+}
+
+func (f *fakeSalt) Has(fun string) bool { _, ok := f.funcs[fun]; return ok }
+
+func newFakeSalt() *fakeSalt {
+	return &fakeSalt{funcs: map[string]func([]any, *ordered.Map) (any, error){
+		"pillar.get": func(args []any, kw *ordered.Map) (any, error) {
+			if args[0] == "web:port" {
+				return 8080, nil
+			}
+			if d, ok := kw.Get("default"); ok {
+				return d, nil
+			}
+			if len(args) > 1 {
+				return args[1], nil
+			}
+			return "", nil
+		},
+		"grains.filter_by": func(args []any, _ *ordered.Map) (any, error) {
+			m := args[0].(*ordered.Map)
+			return m.Value("Debian"), nil
+		},
+		"cmd.run": func(args []any, _ *ordered.Map) (any, error) {
+			return "out:" + args[0].(string), nil
+		},
+		"test.list": func([]any, *ordered.Map) (any, error) {
+			return []any{"a", ordered.FromPairs("k", int64(1))}, nil
+		},
+		"test.fail": func([]any, *ordered.Map) (any, error) {
+			return nil, errors.New("command failed: boom")
+		},
+	}}
+}
+
+func TestSaltCalls(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"subscript", `{{ salt['pillar.get']('web:port') }}`, "8080"},
+		{"kwargs", `{{ salt['pillar.get']('x', default='d') }}`, "d"},
+		{"attribute", `{{ salt.cmd.run('id') }}`, "out:id"},
+		{"mixed", `{{ salt['cmd']['run']('ls') }}`, "out:ls"},
+		{"dict arg", `{{ salt['grains.filter_by']({'Debian': {'pkg': 'apache2'}}).pkg }}`, "apache2"},
+		{"result model", `{% set l = salt['test.list']() %}{% do l.append(2) %}{{ l }} {{ l[1].k + 1 }}`, "['a', {'k': 1}, 2] 2"},
+		{"in salt", `{{ 'cmd.run' in salt }} {{ 'nope.fun' in salt }}`, "True False"},
+		{"set then call", `{% set run = salt['cmd.run'] %}{{ run('x') }}`, "out:x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Render(context.Background(), tt.src, Options{Salt: newFakeSalt()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSaltCallArgs(t *testing.T) {
+	fs := newFakeSalt()
+	_, err := Render(context.Background(), `{{ salt['pillar.get']('a', (1, 2), k=[3], default=none) }}`, Options{Salt: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"pillar.get [a [1 2]] [k default]"}
+	if diff := cmp.Diff(want, fs.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestSaltCallError(t *testing.T) {
+	_, err := Render(context.Background(), "a\n{{ salt['test.fail']() }}\n", Options{Name: "x.sls", Salt: newFakeSalt()})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	want := &Error{
+		Name:    "x.sls",
+		Line:    2,
+		Msg:     "Problem running salt function in Jinja template: command failed: boom",
+		Context: "---\na\n{{ salt['test.fail']() }}    <======================\n---",
+	}
+	if diff := cmp.Diff(want, e, cmpopts.IgnoreUnexported(Error{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err == nil || !strings.Contains(fmt.Sprint(errors.Unwrap(err)), "boom") {
+		t.Errorf("cause not reachable through Unwrap: %v", errors.Unwrap(err))
+	}
+}
+
+func TestNoSaltCaller(t *testing.T) {
+	_, err := Render(context.Background(), "{{ salt['cmd.run']('x') }}", Options{})
+	if err == nil || !strings.Contains(err.Error(), "Jinja variable 'salt' is undefined") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	src := "l1\nl2\nl3\nl4\nl5\nl6\nl7\n{{ nope }}\nl9\nl10\nl11\nl12\nl13\nl14\nl15\n"
+	_, err := Render(context.Background(), src, Options{Name: "big.sls"})
+	want := "Jinja variable 'nope' is undefined; line 8\n\n---\n[...]\nl3\nl4\nl5\nl6\nl7\n{{ nope }}    <======================\nl9\nl10\nl11\nl12\nl13\n[...]\n---"
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestErrorInIncludedTemplate(t *testing.T) {
+	files := map[string]string{"lib/macros.jinja": "{% macro m() %}\n{{ undefined_thing }}\n{% endmacro %}\n"}
+	src := "{% from 'lib/macros.jinja' import m %}\n{{ m() }}\n"
+	_, err := Render(context.Background(), src, Options{Name: "top.sls", Loader: mapLoader(files)})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v", err)
+	}
+	want := &Error{
+		Name: "top.sls",
+		Msg: "Jinja variable 'undefined_thing' is undefined\nlib/macros.jinja(2):\n{{ undefined_thing }}\n" +
+			"---\n{% macro m() %}\n{{ undefined_thing }}    <======================\n{% endmacro %}\n---",
+	}
+	if diff := cmp.Diff(want, e, cmpopts.IgnoreUnexported(Error{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSyntaxErrorInImport(t *testing.T) {
+	files := map[string]string{"bad.jinja": "ok\n{% if %}\n"}
+	_, err := Render(context.Background(), "{% import 'bad.jinja' as b %}", Options{Name: "top.sls", Loader: mapLoader(files)})
+	if err == nil || !strings.HasPrefix(err.Error(), "Jinja syntax error: Expected an expression, got 'end of statement block'\nbad.jinja(2):") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRelativeImports(t *testing.T) {
+	files := map[string]string{
+		"web/map.jinja":     "{% set port = 80 %}",
+		"map.jinja":         "{% set port = 10 %}",
+		"web/sub/x.jinja":   "{% from '../map.jinja' import port %}{% set p = port + 1 %}",
+		"common/lib.jinja":  "{% set v = 'common' %}",
+		"web/init.sls":      "",
+		"escape/evil.jinja": "",
+	}
+	tests := []struct {
+		name, src, want string
+		vars            map[string]any
+	}{
+		{"dot", "{% from './map.jinja' import port %}{{ port }}", "80", map[string]any{"tpldir": "web"}},
+		// Salt resolves "../" against the environment's tpldir, which a
+		// relative load leaves at the top template's directory, not
+		// against the importing file (salt/utils/jinja.py get_source).
+		{"dotdot chain", "{% from './sub/x.jinja' import p %}{{ p }}", "11", map[string]any{"tpldir": "web"}},
+		{"root", "{% from 'common/lib.jinja' import v %}{{ v }}", "common", map[string]any{"tpldir": "web"}},
+		{"name fallback", "{% from './map.jinja' import port %}{{ port }}", "80", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Render(context.Background(), tt.src, Options{Name: "web/init.sls", Vars: tt.vars, Loader: mapLoader(files)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	_, err := Render(context.Background(), "{% include '../../etc/passwd' %}", Options{Vars: map[string]any{"tpldir": "web"}, Loader: mapLoader(files)})
+	if !errors.Is(err, ErrTemplateNotFound) {
+		t.Errorf("escaping include: err = %v, want ErrTemplateNotFound", err)
+	}
+}
+
+func TestRenderErrorsAreTyped(t *testing.T) {
+	for _, src := range []string{"{{ x }}", "{% if %}", "{{ 1/0 }}", "{% break %}", "{{ raise('no') }}"} {
+		_, err := Render(context.Background(), src, Options{Name: "t.sls"})
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%q: err = %#v, want *Error", src, err)
+		}
+	}
+	_, err := Render(context.Background(), "{% break %}", Options{})
+	if err == nil || err.Error() != "Jinja error: 'break' outside loop; line 1\n\n---\n{% break %}    <======================\n---" {
+		t.Errorf("break outside loop: %v", err)
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Render(ctx, "{% for i in range(100) %}{{ i }}{% endfor %}", Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestRecursionLimit(t *testing.T) {
+	_, err := Render(context.Background(), "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", Options{})
+	if err == nil || !strings.Contains(err.Error(), "maximum recursion depth exceeded") {
+		t.Fatalf("err = %v", err)
+	}
+	files := map[string]string{"a": "{% include 'a' %}"}
+	_, err = Render(context.Background(), "{% include 'a' %}", Options{Loader: mapLoader(files)})
+	if err == nil || !strings.Contains(err.Error(), "maximum recursion depth exceeded") {
+		t.Fatalf("include loop: err = %v", err)
+	}
+}
+
+func TestGoVars(t *testing.T) {
+	vars := map[string]any{
+		"n":     int64(5),
+		"f":     float32(1.5),
+		"names": []string{"b", "a"},
+		"m":     map[string]any{"z": 1, "a": []any{true, nil}},
+		"om":    ordered.FromPairs("z", 1, "a", 2),
+	}
+	got, err := Render(context.Background(), "{{ n + 1 }} {{ f }} {{ names|sort }} {{ m }} {{ om }}", Options{Vars: vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "6 1.5 ['a', 'b'] {'a': [True, None], 'z': 1} {'z': 1, 'a': 2}"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// The caller's data is not mutated by the template.
+	if _, err := Render(context.Background(), "{% do om.update({'x': 1}) %}", Options{Vars: vars}); err != nil {
+		t.Fatal(err)
+	}
+	if vars["om"].(*ordered.Map).Has("x") {
+		t.Error("template mutated the caller's map")
+	}
+}
+
+func TestLoadFilterValuesAreModel(t *testing.T) {
+	got, err := Render(context.Background(), "{% set d = 'a: 0644\\nb: [1, 2]\\nc: yes'|load_yaml %}{{ d.a }} {{ d.b }} {{ d.c }}", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "644 [1, 2] True" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestImportYAMLError(t *testing.T) {
+	files := map[string]string{"bad.yaml": "a: [1,\n"}
+	_, err := Render(context.Background(), "{% import_yaml 'bad.yaml' as b %}", Options{Loader: mapLoader(files)})
+	if err == nil || !strings.HasPrefix(err.Error(), "Jinja syntax error: Encountered error loading yaml: ") {
+		t.Fatalf("err = %v", err)
+	}
+}
