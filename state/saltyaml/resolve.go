@@ -57,8 +57,15 @@ var implicitResolvers = []struct {
 	{tagValue, regexp.MustCompile(`^(?:=)$`)},
 }
 
-// resolveImplicit returns the tag PyYAML gives a plain scalar.
+// resolveImplicit returns the tag PyYAML gives a plain scalar. Like
+// PyYAML it only tries the resolvers registered for the first character.
 func resolveImplicit(value string) string {
+	if value == "" {
+		return tagNull
+	}
+	if !strings.ContainsRune(resolverFirst, rune(value[0])) {
+		return tagStr
+	}
 	for _, r := range implicitResolvers {
 		if r.re.MatchString(value) {
 			return r.tag
@@ -66,6 +73,10 @@ func resolveImplicit(value string) string {
 	}
 	return tagStr
 }
+
+// resolverFirst holds every first character some implicit resolver takes.
+const resolverFirst = "yYnNtTfFoO-+0123456789.<~="
+
 
 var boolValues = map[string]bool{
 	"yes": true, "no": false, "true": true, "false": false, "on": true, "off": false,
