@@ -50,17 +50,18 @@ func main() {
 
 // options are salt-call's command-line options.
 type options struct {
-	local       bool
-	configDir   string
-	out         string
-	logLevel    string
-	passthrough bool
-	fileRoot    string
-	pillarRoot  string
-	id          string
-	outIndent   int
-	noColor     bool
-	forceColor  bool
+	local        bool
+	configDir    string
+	out          string
+	logLevel     string
+	passthrough  bool
+	fileRoot     string
+	pillarRoot   string
+	id           string
+	outIndent    int
+	outIndentSet bool
+	noColor      bool
+	forceColor   bool
 }
 
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
@@ -91,6 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 2
 	}
+	o.outIndentSet = fs.Changed("out-indent")
 	rest := fs.Args()
 	if len(rest) == 0 {
 		fmt.Fprintln(stderr, "Usage: salt-call [options] <function> [arguments]")
@@ -122,7 +124,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if done {
 		return code
 	}
-	if err := display(stdout, fun, ret, o, opts, env); err != nil {
+	if err := display(stdout, fun, ret, rc, o, opts, env); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
+	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/run/highstate"
 )
 
 // display prints {"local": ret} with the chosen outputter; without --out,
-// state functions use the highstate outputter and others nested.
-func display(w io.Writer, fun string, ret any, o options, opts *ordered.Map, env *modules.Env) error {
+// state functions that run states use the highstate outputter (their
+// __outputter__) and everything else nested.
+func display(w io.Writer, fun string, ret any, rc int, o options, opts *ordered.Map, env *modules.Env) error {
 	data := ordered.FromPairs("local", ret)
 	out := o.out
 	if out == "" {
@@ -22,61 +20,22 @@ func display(w io.Writer, fun string, ret any, o options, opts *ordered.Map, env
 			out = s
 		}
 	}
-	if out == "" {
-		out = "nested"
-		if strings.HasPrefix(fun, "state.") && !strings.HasPrefix(fun, "state.show_") {
-			out = "highstate"
-		}
+	if out == "" && highstateFuncs[fun] {
+		out = "highstate"
 	}
-	switch out {
-	case "json":
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", strings.Repeat(" ", o.outIndent))
-		if err := enc.Encode(data); err != nil {
-			return fmt.Errorf("encode json output: %w", err)
-		}
-		_, err := w.Write(b.Bytes())
-		return err
-	case "highstate":
-		return highstate.Write(w, data, highstate.Options{Color: o.forceColor, Verbose: true})
-	case "quiet":
-		return nil
-	case "raw":
-		_, err := fmt.Fprintln(w, ordered.KeyString(data))
-		return err
+	oo := output.Options{Color: o.forceColor, Retcode: rc, Logger: env.Log}
+	if o.outIndentSet {
+		oo.Indent = output.IndentOf(o.outIndent)
 	}
-	_, err := io.WriteString(w, nested(data, 0))
-	return err
+	return output.Write(w, out, data, oo)
 }
 
-// nested is a plain rendering of Salt's nested outputter.
-func nested(v any, indent int) string {
-	pad := strings.Repeat(" ", indent)
-	var b strings.Builder
-	switch x := v.(type) {
-	case *ordered.Map:
-		x.Range(func(k, val any) bool {
-			b.WriteString(pad + ordered.KeyString(k) + ":\n")
-			b.WriteString(nested(val, indent+4))
-			return true
-		})
-	case []any:
-		for _, e := range x {
-			switch e.(type) {
-			case *ordered.Map, []any:
-				b.WriteString(pad + "|_\n" + nested(e, indent+2))
-			default:
-				b.WriteString(pad + "- " + scalar(e) + "\n")
-			}
-		}
-	default:
-		for _, line := range strings.Split(scalar(v), "\n") {
-			b.WriteString(pad + line + "\n")
-		}
-	}
-	return b.String()
-}
+// highstateFuncs are the state functions whose __outputter__ is highstate
+// (salt/modules/state.py).
+var highstateFuncs = map[string]bool{}
 
-func scalar(v any) string { return ordered.KeyString(v) }
+func init() {
+	for _, f := range strings.Fields("apply sls highstate single sls_id top template template_str high low request run_request test") {
+		highstateFuncs["state."+f] = true
+	}
+}
