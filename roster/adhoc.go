@@ -2,7 +2,11 @@ package roster
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/user"
 	"strings"
+	"time"
 )
 
 // AdHoc wraps a Roster with salt-ssh's command-line fallback
@@ -15,6 +19,9 @@ import (
 //     ID and host set to it, the user from `user@` or ssh_user, the
 //     password ssh_passwd, and the other Options. roster_defaults are not
 //     applied to it, as in Salt.
+//
+// With Config.UpdateRoster (--update-roster) an ad-hoc target is also
+// appended to the flat roster file, as SSH._update_roster does.
 type AdHoc struct {
 	Roster Roster
 	Config Config
@@ -41,7 +48,68 @@ func (a *AdHoc) Targets(ctx context.Context, tgt, tgtType string) ([]Target, err
 	o := a.Config.Options
 	o.User = user
 	t, _ := buildTarget(host, []field{{key: "host", val: host}}, o)
+	if a.Config.UpdateRoster {
+		a.update(t)
+	}
 	return []Target{t}, nil
+}
+
+// update appends t to the roster file; like Salt it only logs failures.
+func (a *AdHoc) update(t Target) {
+	file := a.Config.RosterFile()
+	log := a.Config.logger()
+	if err := AppendTarget(file, t, currentUser(), time.Now().UTC()); err != nil {
+		log.Error("unable to update roster", logKeyFile, file, "err", err)
+		return
+	}
+	log.Info("host added to the roster", logKeyFile, file, logKeyTarget, t.ID)
+}
+
+// AppendTarget appends t to a flat roster file in the form
+// salt/client/ssh/__init__.py _update_roster writes, password in clear
+// text included, as Salt does:
+//
+//	# Automatically added by "root" at 2026-12-01T01:23:45.123456
+//	host:
+//	    host: host
+//	    user: root
+//	    passwd: secret
+func AppendTarget(file string, t Target, by string, now time.Time) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("append to roster: %w", err)
+	}
+	_, werr := fmt.Fprintf(f, "# Automatically added by %q at %s\n%s:\n    host: %s\n    user: %s\n    passwd: %s\n",
+		by, pyISOFormat(now), t.ID, t.Host, t.User, t.Passwd.Reveal())
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return fmt.Errorf("append to roster: %w", werr)
+	}
+	return nil
+}
+
+// pyISOFormat is datetime.isoformat(): microseconds only when non-zero.
+func pyISOFormat(t time.Time) string {
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02T15:04:05")
+	}
+	return t.Format("2006-01-02T15:04:05.000000")
+}
+
+// currentUser is getpass.getuser(): LOGNAME, USER, LNAME, USERNAME, then
+// the password database.
+func currentUser() string {
+	for _, k := range []string{"LOGNAME", "USER", "LNAME", "USERNAME"} {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // splitUserHost splits "user@host" at the first "@" (SSH.parse_tgt).

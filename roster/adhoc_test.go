@@ -3,7 +3,11 @@ package roster
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -99,4 +103,38 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestUpdateRoster(t *testing.T) {
+	cfg := testConfig()
+	cfg.File = filepath.Join(t.TempDir(), "roster")
+	cfg.Options.Passwd = "pw"
+	cfg.UpdateRoster = true
+	cfg.Reachable = func(context.Context, string) bool { return true }
+	t.Setenv("LOGNAME", "ops")
+	if err := os.WriteFile(cfg.File, []byte("web1: 10.0.0.5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), "flat", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Targets(context.Background(), "deploy@10.0.0.9", "glob"); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`^web1: 10.0.0.5\n# Automatically added by "ops" at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\n10.0.0.9:\n    host: 10.0.0.9\n    user: deploy\n    passwd: pw\n$`)
+	if !re.Match(src) {
+		t.Fatalf("roster after update:\n%s", src)
+	}
+	f, err := ParseFlat(context.Background(), src, cfg.File, cfg)
+	if err != nil || len(f.Entries) != 2 || f.Entries[1].Target.User != "deploy" {
+		t.Fatalf("updated roster does not parse back: %v %v", f, err)
+	}
+	if got := pyISOFormat(time.Date(2026, 12, 1, 1, 2, 3, 0, time.UTC)); got != "2026-12-01T01:02:03" {
+		t.Errorf("pyISOFormat = %q", got)
+	}
 }

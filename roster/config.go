@@ -35,6 +35,9 @@ type Config struct {
 	// names a host (Salt's salt.utils.network.is_reachable_host: it
 	// resolves). Nil means a DNS lookup.
 	Reachable func(ctx context.Context, host string) bool
+	// UpdateRoster (--update-roster, ssh_update_roster) appends ad-hoc
+	// targets to the roster file.
+	UpdateRoster bool
 	// Logger receives warnings (unknown keys); nil discards them.
 	Logger *slog.Logger
 }
