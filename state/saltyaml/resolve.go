@@ -77,7 +77,6 @@ func resolveImplicit(value string) string {
 // resolverFirst holds every first character some implicit resolver takes.
 const resolverFirst = "yYnNtTfFoO-+0123456789.<~="
 
-
 var boolValues = map[string]bool{
 	"yes": true, "no": false, "true": true, "false": false, "on": true, "off": false,
 }
