@@ -161,6 +161,25 @@ func TestParseFlat(t *testing.T) {
 			},
 		},
 		{
+			name: "shebang yaml skips jinja",
+			src:  "#!yaml\nweb1: '{{ not jinja }}'\n",
+			want: func() []Target { return []Target{base("web1", "{{ not jinja }}", 2)} },
+		},
+		{
+			name: "shebang json",
+			src:  "#!json\n{\"web1\": {\"host\": \"h\", \"port\": 2022}}\n",
+			want: func() []Target {
+				t := base("web1", "h", 2)
+				t.Port = 2022
+				return []Target{t}
+			},
+		},
+		{
+			name: "old-style shebang",
+			src:  "#!yaml_jinja\n{% set h = 'x' %}web1: {{ h }}\n",
+			want: func() []Target { return []Target{base("web1", "x", 2)} },
+		},
+		{
 			name: "empty and shebang yaml",
 			src:  "#!yaml\n",
 			want: func() []Target { return nil },
