@@ -14,7 +14,9 @@ type Options struct {
 	// Color turns on ANSI colours (Salt: color, --no-color, --force-color).
 	Color bool
 	// Indent is --out-indent / output_indent; nil means unset, which is not
-	// the same as 0 for json and yaml (salt/output/json_out.py).
+	// the same as 0 for json and yaml (salt/output/json_out.py). A negative
+	// value stands for Python's None as well (output_indent: null): json on
+	// one line, yaml in flow style.
 	Indent *int
 	// IndentPretty is output_indent: pretty (json: indent 4, sorted keys).
 	IndentPretty bool
