@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // saltFilters are the filters Salt adds (salt/utils/jinja.py, data.py,
@@ -27,7 +28,7 @@ func saltFilters() map[string]filterFunc {
 		"tojson":               fToJSON,
 		"yaml":                 fYAML,
 		"yaml_encode":          fYAMLEncode,
-		"yaml_dquote":          strFilter(yamlDoubleQuote),
+		"yaml_dquote":          strFilter(saltyaml.DumpDQuote),
 		"yaml_squote":          strFilter(yamlSingleQuote),
 		"python":               func(r *runner, v any, _ []any, _ *ordered.Map) (any, error) { return pyRepr(v), nil },
 		"json_encode_dict":     identity,
@@ -288,26 +289,21 @@ func utf16Pair(r rune) (rune, rune) {
 
 func fYAML(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 	flow, _ := r.truthy(arg(args, kw, 0, "flow_style", true))
-	return yamlDump(export(v), flow)
+	return saltyaml.FilterYAML(export(v), flow, true)
 }
 
+// fYAMLEncode is Salt's yaml_encode: scalars only.
 func fYAMLEncode(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
-	switch x := v.(type) {
-	case nil:
-		return "null", nil
-	case bool:
-		if x {
-			return "true", nil
-		}
-		return "false", nil
-	case int:
-		return strconv.Itoa(x), nil
-	case float64:
-		return yamlFloat(x), nil
-	case string:
-		return yamlDoubleQuote(x), nil
+	switch v.(type) {
+	case nil, bool, int, float64, string:
+		return saltyaml.EncodeScalar(v)
 	}
 	return nil, typeErr("yaml_encode() only works with YAML scalar data; failed for <class '%s'>", typeName(v))
+}
+
+// yamlSingleQuote is Salt's yaml_squote.
+func yamlSingleQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 func loadFilter(format string) filterFunc {

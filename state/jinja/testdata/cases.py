@@ -307,3 +307,15 @@ CASES += [
     dict(name="x_err_macro_too_many", template="{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1, 2) }}"),
     dict(name="x_err_macro_unknown_kw", template="{% macro m(x) %}{{ x }}{% endmacro %}{{ m(y=2) }}"),
 ]
+
+LONG = "word " * 30
+CASES += [
+    dict(name="y_long_string", template="{{ s|yaml }}\n{{ [s, s]|yaml }}\n{{ {'k': s}|yaml(false) }}", vars={"s": LONG.strip()}),
+    dict(name="y_multiline", template="{{ 'a\\nb\\n'|yaml }}\n{{ {'k': 'l1\\nl2'}|yaml }}\n{{ {'k': 'l1\\nl2'}|yaml(false) }}\n{{ ['x\\n\\ny']|yaml }}"),
+    dict(name="y_unicode_quotes", template="{{ ['é', 'ü x', \"it's\", '\"q\"', 'a\\\\b', '\\u2028', '\\x85', 'tab\\t', 'nul\\x00']|yaml }}"),
+    dict(name="y_nested_long", template="{{ d|yaml }}", vars={"d": {"users": {"alice": {"groups": ["wheel", "docker", "sudo", "adm", "plugdev"], "home": "/home/alice", "shell": "/bin/bash"}, "bob": {"groups": [], "uid": 1002}}, "list": list(range(30))}}),
+    dict(name="y_keys", template="{{ {1: 'a', 'b': 2, 'true': 3, 'with space': 4, '': 5}|yaml }}"),
+    dict(name="y_floats", template="{{ [1.0, 1e20, 1.5e-7, -0.5, 100.0, 12345678.9]|yaml }}"),
+    dict(name="y_block_list_of_dicts", template="{{ [{'a': 1, 'b': [1, {'c': 2}]}, [1, [2]], {}]|yaml(false) }}"),
+    dict(name="y_empty", template="{{ {}|yaml }} {{ []|yaml }} {{ ''|yaml }} {{ {}|yaml(false) }}"),
+]
