@@ -100,6 +100,8 @@ func export(v any) any {
 		return out
 	case *namedTuple:
 		return export(x.vals)
+	case *dictView:
+		return export(newList(x.items))
 	case tuple:
 		out := make([]any, len(x))
 		for i, e := range x {

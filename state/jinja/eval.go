@@ -22,6 +22,9 @@ type template struct {
 	name string
 	src  string
 	body []node
+	// module caches the result of importing the template without
+	// context, which Jinja evaluates once per environment.
+	module *module
 }
 
 // runner holds one Render call's state.

@@ -460,7 +460,11 @@ func fIndent(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 func fItems(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 	switch m := v.(type) {
 	case *ordered.Map:
-		return r.dictMethod(m, "items", nil, ordered.New())
+		v, err := r.dictMethod(m, "items", nil, ordered.New())
+		if err != nil {
+			return nil, err
+		}
+		return newList(v.(*dictView).items), nil
 	case *undefined:
 		return newList(nil), nil
 	}
@@ -515,6 +519,8 @@ func fLength(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 		return len(x.items), nil
 	case tuple:
 		return len(x), nil
+	case *dictView:
+		return len(x.items), nil
 	case *ordered.Map:
 		return x.Len(), nil
 	case *undefined:

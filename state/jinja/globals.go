@@ -19,6 +19,7 @@ func init() {
 		"raise":     builtinRaise,
 		"cycler":    builtinCycler,
 		"joiner":    builtinJoiner,
+		"ifelse":    builtinIfelse,
 	} {
 		builtinGlobals[name] = &builtinFunc{name: name, fn: fn}
 	}
@@ -183,4 +184,14 @@ func builtinJoiner(r *runner, args []any, _ *ordered.Map) (any, error) {
 		sep = s
 	}
 	return &joinerObj{sep: sep}, nil
+}
+
+// builtinIfelse is Salt's ifelse global (salt/modules/match.py), which
+// needs the compound matcher: it is delegated to the execution module
+// function match.ifelse through the Salt caller.
+func builtinIfelse(r *runner, args []any, kw *ordered.Map) (any, error) {
+	if r.opts.Salt == nil {
+		return nil, runtimeErr("ifelse needs the Salt execution modules")
+	}
+	return (&saltProxy{name: "match.ifelse"}).call(r, args, kw)
 }

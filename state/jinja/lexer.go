@@ -223,8 +223,6 @@ func (l *lexer) raw() error {
 	body := l.src[l.pos : l.pos+m[0]]
 	if stripAfter {
 		body = strings.TrimLeftFunc(body, unicode.IsSpace)
-	} else if l.opts.trimBlocks {
-		body = strings.TrimPrefix(body, "\n")
 	}
 	if m[2] >= 0 && l.src[l.pos+m[2]] == '-' {
 		body = strings.TrimRightFunc(body, unicode.IsSpace)

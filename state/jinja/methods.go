@@ -111,13 +111,13 @@ func (r *runner) dictMethod(m *ordered.Map, name string, args []any, kw *ordered
 	case "items", "iteritems":
 		out := make([]any, 0, m.Len())
 		m.Range(func(k, v any) bool { out = append(out, tuple{k, v}); return true })
-		return newList(out), nil
+		return &dictView{kind: "items", items: out}, nil
 	case "keys", "iterkeys":
-		return newList(m.Keys()), nil
+		return &dictView{kind: "keys", items: m.Keys()}, nil
 	case "values", "itervalues":
 		out := make([]any, 0, m.Len())
 		m.Range(func(_, v any) bool { out = append(out, v); return true })
-		return newList(out), nil
+		return &dictView{kind: "values", items: out}, nil
 	case "get":
 		if err := argN("get", args, 1, 2); err != nil {
 			return nil, err

@@ -319,6 +319,9 @@ func (r *runner) importModule(n expr, withContext bool, f *frame) (*module, erro
 	if err != nil {
 		return nil, err
 	}
+	if !withContext && tpl.module != nil {
+		return tpl.module, nil
+	}
 	if r.depth++; r.depth > maxDepth {
 		r.depth--
 		return nil, runtimeErr("maximum recursion depth exceeded")
@@ -342,6 +345,9 @@ func (r *runner) importModule(n expr, withContext bool, f *frame) (*module, erro
 		if !strings.HasPrefix(k, "_") {
 			m.exports.Set(k, inner.vars[k])
 		}
+	}
+	if !withContext {
+		tpl.module = m
 	}
 	return m, nil
 }

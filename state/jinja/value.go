@@ -50,6 +50,13 @@ func plainTuple(v any) any {
 	return v
 }
 
+// dictView is what dict.keys(), .values() and .items() return: iterable
+// and sized, printed as dict_keys([...]), but not indexable.
+type dictView struct {
+	kind  string // "keys", "values" or "items"
+	items []any
+}
+
 func newList(items []any) *pyList {
 	if items == nil {
 		items = []any{}
@@ -103,7 +110,7 @@ type callable interface {
 
 // typeName is Python's type(v).__name__.
 func typeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case bool:
@@ -118,6 +125,8 @@ func typeName(v any) string {
 		return "list"
 	case tuple, *namedTuple:
 		return "tuple"
+	case *dictView:
+		return "dict_" + x.kind
 	case *ordered.Map:
 		return "dict"
 	case *namespace:
@@ -155,6 +164,8 @@ func (r *runner) truthy(v any) (bool, error) {
 		return len(x) > 0, nil
 	case *ordered.Map:
 		return x.Len() > 0, nil
+	case *dictView:
+		return len(x.items) > 0, nil
 	case *undefined:
 		if r.strict {
 			return false, x.err()
@@ -228,6 +239,10 @@ func writeRepr(b *strings.Builder, v any) {
 		b.WriteByte(']')
 	case *namedTuple:
 		writeRepr(b, x.vals)
+	case *dictView:
+		b.WriteString("dict_" + x.kind + "(")
+		writeRepr(b, newList(x.items))
+		b.WriteByte(')')
 	case tuple:
 		b.WriteByte('(')
 		for i, e := range x {
@@ -331,6 +346,8 @@ func (r *runner) iterate(v any) ([]any, error) {
 		return []any(x), nil
 	case *namedTuple:
 		return []any(x.vals), nil
+	case *dictView:
+		return x.items, nil
 	case *ordered.Map:
 		return x.Keys(), nil
 	case string:
@@ -500,8 +517,8 @@ func (r *runner) contains(container, item any) (bool, error) {
 			return false, typeErr("'in <string>' requires string as left operand, not %s", typeName(item))
 		}
 		return strings.Contains(c, s), nil
-	case *pyList, tuple:
-		xs, _ := seqItems(c)
+	case *pyList, tuple, *dictView:
+		xs, _ := r.iterate(c)
 		for _, x := range xs {
 			if equal(x, item) {
 				return true, nil

@@ -132,7 +132,10 @@ def f_load_yaml(v):
 
 
 def f_load_json(v):
-    return json.loads(str(v))
+    try:
+        return json.loads(str(v))
+    except (ValueError, TypeError, AttributeError):
+        raise jinja2.exceptions.TemplateRuntimeError(f"Unable to load json from {v}")
 
 
 def t_match(txt, rgx, ignorecase=False, multiline=False):
