@@ -168,7 +168,7 @@ func (r *runner) attribute(obj any, attr string) (any, bool) {
 	case *module:
 		return o.exports.Get(attr)
 	case *saltProxy:
-		return o.attr(attr), true
+		return o.lookup(r, attr)
 	case *namedTuple:
 		return o.field(attr)
 	case *cyclerObj:

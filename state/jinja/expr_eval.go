@@ -343,7 +343,7 @@ func (r *runner) item(obj, key any) (any, bool) {
 		}
 	case *saltProxy:
 		if s, ok := key.(string); ok {
-			return o.attr(s), true
+			return o.lookup(r, s)
 		}
 	}
 	return nil, false

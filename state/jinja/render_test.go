@@ -70,6 +70,7 @@ func TestSaltCalls(t *testing.T) {
 		{"dict arg", `{{ salt['grains.filter_by']({'Debian': {'pkg': 'apache2'}}).pkg }}`, "apache2"},
 		{"result model", `{% set l = salt['test.list']() %}{% do l.append(2) %}{{ l }} {{ l[1].k + 1 }}`, "['a', {'k': 1}, 2] 2"},
 		{"in salt", `{{ 'cmd.run' in salt }} {{ 'nope.fun' in salt }}`, "True False"},
+		{"missing function", `{{ salt['nope.fun'] is defined }} {{ salt.get('x') if false else 'ok' }}`, "False ok"},
 		{"set then call", `{% set run = salt['cmd.run'] %}{{ run('x') }}`, "out:x"},
 	}
 	for _, tt := range tests {
@@ -274,6 +275,13 @@ func TestImportYAMLError(t *testing.T) {
 	files := map[string]string{"bad.yaml": "a: [1,\n"}
 	_, err := Render(context.Background(), "{% import_yaml 'bad.yaml' as b %}", Options{Loader: mapLoader(files)})
 	if err == nil || !strings.HasPrefix(err.Error(), "Jinja syntax error: Encountered error loading yaml: ") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSaltMissingFunction(t *testing.T) {
+	_, err := Render(context.Background(), "{{ salt['nope.fun']() }}", Options{Salt: newFakeSalt()})
+	if err == nil || !strings.HasPrefix(err.Error(), "Jinja variable 'salt.loader.lazy.LazyLoader object' has no attribute 'nope.fun'") {
 		t.Fatalf("err = %v", err)
 	}
 }

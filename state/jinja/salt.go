@@ -52,6 +52,15 @@ func (s *saltProxy) call(r *runner, args []any, kw *ordered.Map) (any, error) {
 	return normalize(out), nil
 }
 
+// lookup resolves salt[name] / salt.name. A full "mod.fun" name the
+// caller does not know is missing, as LazyLoader raises KeyError.
+func (s *saltProxy) lookup(r *runner, name string) (any, bool) {
+	if s.name == "" && strings.Contains(name, ".") && !s.has(r, name) {
+		return nil, false
+	}
+	return s.attr(name), true
+}
+
 // has reports whether fun is known, for "'mod.fun' in salt".
 func (s *saltProxy) has(r *runner, fun string) bool {
 	if s.name != "" {

@@ -141,6 +141,8 @@ func typeName(v any) string {
 		return "TemplateModule"
 	case *boundMethod, *builtinFunc:
 		return "builtin_function_or_method"
+	case *saltProxy:
+		return "salt.loader.lazy.LazyLoader"
 	}
 	return fmt.Sprintf("%T", v)
 }
