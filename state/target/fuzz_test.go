@@ -2,7 +2,9 @@ package target
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzCompile feeds arbitrary compound expressions to the compiler: it
@@ -32,5 +34,45 @@ func FuzzCompile(f *testing.F) {
 		}
 		c.Match(m)
 		c.Match(&Minion{})
+	})
+}
+
+// FuzzPyRegex checks that translating any Python pattern either fails
+// with a *PatternError or yields a regexp that runs.
+func FuzzPyRegex(f *testing.F) {
+	for _, s := range []string{`web\d+$`, `(?i)WEB`, `(?P<n>a)(?P=n)`, `[^]\w-]{,3}`, `\x41\u0042\103`, `(?#x)a|b`, `(?s-i:a.)`, `[\b\8]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pat string) {
+		re, err := compilePyRegex(pat)
+		if err != nil {
+			var pe *PatternError
+			if !errors.As(err, &pe) {
+				t.Fatalf("compilePyRegex(%q) error %v is not a *PatternError", pat, err)
+			}
+			return
+		}
+		re.MatchString("web1")
+	})
+}
+
+// FuzzGlob checks that any glob compiles (CPython's fnmatch accepts every
+// pattern) and that lowercase matching agrees with matching the
+// lowercased string.
+func FuzzGlob(f *testing.F) {
+	for _, s := range []string{"web*", "[!a-c-e]?", "[]-a]*", "[z-a]", "*a*b*"} {
+		f.Add(s, "Web-1")
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		g, err := compileGlob(pat)
+		if err != nil {
+			t.Fatalf("compileGlob(%q): %v", pat, err)
+		}
+		if !utf8.ValidString(name) {
+			return
+		}
+		if a, b := g.matchLower(name), g.match(strings.ToLower(name)); a != b {
+			t.Fatalf("matchLower(%q) = %v, match(lower) = %v for %q", name, a, b, pat)
+		}
 	})
 }
