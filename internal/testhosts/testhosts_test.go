@@ -109,6 +109,11 @@ func TestCluster(t *testing.T) {
 		if b, err := os.ReadFile(p); err != nil || string(b) != "one\n" {
 			t.Errorf("HostPath %s: %q, %v", p, b, err)
 		}
+		h2, _ := c.Host("host2")
+		if out, err := c.Exec(ctx, "host2", "hostname; ip -o -4 addr show"); err != nil ||
+			!strings.HasPrefix(string(out), "host2\n") || (c.Mode() == testhosts.ModeNetns && !strings.Contains(string(out), " "+h2.IP+"/24 ")) {
+			t.Errorf("Exec host2 is not inside host2's namespaces: %q, %v", out, err)
+		}
 		if _, err := c.HostPath("host1", "/usr/bin"); !errors.Is(err, testhosts.ErrNotPrivate) {
 			t.Errorf("HostPath /usr/bin: %v, want ErrNotPrivate", err)
 		}
