@@ -56,6 +56,9 @@ type Result struct {
 	Fun     string `json:"fun"`
 	Return  any    `json:"return"`
 	Retcode int    `json:"retcode"`
+	// Out names the outputter the function asks for, as Salt's returns
+	// carry "out" (e.g. "highstate" for state functions).
+	Out string `json:"out,omitempty"`
 }
 
 // Write writes v as one frame.
@@ -118,6 +121,7 @@ func DecodeResult(out []byte) (*Result, error) {
 	r.JID, _ = m.Value("jid").(string)
 	r.Fun, _ = m.Value("fun").(string)
 	r.Retcode, _ = m.Value("retcode").(int)
+	r.Out, _ = m.Value("out").(string)
 	return r, nil
 }
 

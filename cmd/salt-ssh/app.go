@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/jid"
+	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/roster"
+	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/sshexec/sshconn"
+	"github.com/brinesalt/brine/state/jinja"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
+)
+
+// app is one salt-ssh invocation, wired from config, roster and flags.
+type app struct {
+	o       *options
+	cfg     *config.Master
+	log     *slog.Logger
+	stdout  io.Writer
+	stderr  io.Writer
+	outFile *os.File
+	targets []roster.Target
+	exec    *sshexec.Executor
+	job     sshexec.Job
+}
+
+func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) (*app, error) {
+	log, err := logging.New(stderr, o.logLevel)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.LoadMaster(o.configDir, log)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{o: o, cfg: cfg, log: log, stdout: stdout, stderr: stderr}
+	if o.outFile != "" {
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if o.outAppend {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		if a.outFile, err = os.OpenFile(o.outFile, flags, 0o600); err != nil {
+			return nil, fmt.Errorf("open --out-file: %w", err)
+		}
+		a.stdout = a.outFile
+	}
+	if a.targets, err = a.loadTargets(ctx); err != nil {
+		a.close()
+		return nil, err
+	}
+	if err := a.buildJob(); err != nil {
+		a.close()
+		return nil, err
+	}
+	if err := a.buildExecutor(); err != nil {
+		a.close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *app) close() {
+	if a.outFile != nil {
+		a.outFile.Close()
+	}
+}
+
+// rosterOptions layers Salt's defaults, the master config and the flags
+// the user gave (flags win) into what fills in roster entries.
+func (a *app) rosterOptions() roster.Options {
+	ro := roster.DefaultOptions(a.cfg.PKIDir)
+	ro.User = a.cfg.SSHUser
+	ro.Port = a.cfg.SSHPort
+	ro.Sudo = a.cfg.SSHSudo
+	ro.SudoUser = a.cfg.SSHSudoUser
+	ro.IdentitiesOnly = a.cfg.SSHIdentitiesOnly
+	// Salt's ConnectTimeout is ssh_timeout plus the CLI timeout (5).
+	ro.Timeout = a.cfg.SSHTimeout + 5*time.Second
+	if s, ok := a.cfg.Raw.Value("ssh_priv").(string); ok && s != "" {
+		ro.Priv = s
+	}
+	if a.o.set["user"] {
+		ro.User = a.o.user
+	}
+	if a.o.set["priv"] {
+		ro.Priv = a.o.priv
+	}
+	if a.o.sudo {
+		ro.Sudo = true
+	}
+	if a.o.identOnly {
+		ro.IdentitiesOnly = true
+	}
+	if a.o.timeout > 0 {
+		ro.Timeout = time.Duration(a.o.timeout) * time.Second
+	}
+	ro.SSHOptions = append(ro.SSHOptions, a.o.sshOptions...)
+	if a.o.randThin {
+		ro.ThinDir = filepath.Join("/var/tmp", "."+jid.RandomHex(3))
+	}
+	return ro
+}
+
+func (a *app) loadTargets(ctx context.Context) ([]roster.Target, error) {
+	groups := map[string]any{}
+	a.cfg.SSHListNodegroups.Range(func(k, v any) bool {
+		groups[ordered.KeyString(k)] = v
+		return true
+	})
+	rc := roster.Config{
+		File:           a.o.rosterFile,
+		ConfigDir:      a.o.configDir,
+		Render:         roster.JinjaRender(jinja.Options{Vars: map[string]any{"opts": a.cfg.Raw}}),
+		RosterDefaults: a.cfg.RosterDefaults,
+		Options:        a.rosterOptions(),
+		ListNodegroups: groups,
+		Logger:         a.log,
+	}
+	if rc.File == "" {
+		if s, ok := a.cfg.Raw.Value("roster_file").(string); ok {
+			rc.File = s
+		}
+	}
+	r, err := roster.Open(ctx, a.o.roster, rc)
+	if err != nil {
+		return nil, err
+	}
+	return r.Targets(ctx, a.o.target, a.o.tgtType())
+}
+
+func (a *app) buildJob() error {
+	a.job.JID = a.o.jid
+	if a.job.JID == "" {
+		a.job.JID = jid.New(time.Now())
+	}
+	if a.o.raw {
+		a.job.Raw = a.o.rawCommand()
+		return nil
+	}
+	a.job.Fun = a.o.fun
+	a.job.Arg, a.job.Kwarg = saltyaml.ParseInput(a.o.args)
+	return nil
+}
+
+func (a *app) buildExecutor() error {
+	needThin := !a.o.raw
+	var bundle *sshexec.Bundle
+	if needThin {
+		var err error
+		if bundle, err = sshexec.OpenBundle(thinSearchDir(), filepath.Join(a.cfg.CacheDir, "thin")); err != nil {
+			return err
+		}
+	}
+	mode := sshconn.HostKeyStrict
+	switch {
+	case a.o.noHostKeys:
+		mode = sshconn.HostKeyIgnore
+	case a.o.ignoreKeys:
+		mode = sshconn.HostKeyAcceptNew
+	}
+	defaultKey := roster.DefaultOptions(a.cfg.PKIDir).Priv
+	for _, t := range a.targets {
+		if t.Priv == defaultKey {
+			if _, err := sshconn.EnsureKey(a.cfg.PKIDir); err != nil {
+				return fmt.Errorf("create salt-ssh key: %w", err)
+			}
+			break
+		}
+	}
+	maxProcs := a.cfg.SSHMaxProcs
+	if a.o.set["max-procs"] {
+		maxProcs = a.o.maxProcs
+	}
+	d := &dialer{mode: mode, knownHosts: a.cfg.KnownHostsFile, log: a.log}
+	a.exec = sshexec.New(sshexec.Options{
+		MaxProcs: maxProcs, Dial: d.dial, Bundle: bundle, FQDN: sshexec.FQDN(),
+		Wipe: a.o.wipe, Redeploy: a.o.regenThin, Log: a.log,
+	})
+	return nil
+}
+
+// thinSearchDir is where the thin binaries live: $BRINE_THIN_DIR, else
+// beside the salt-ssh executable.
+func thinSearchDir() string {
+	if d := os.Getenv("BRINE_THIN_DIR"); d != "" {
+		return d
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "."
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Dir(exe)
+}
+
+// run executes the job on every target, printing each host's result as
+// it arrives (or all at once with --static), and returns Salt's exit
+// code: 0, or 20 (EX_AGGREGATE) when any host failed.
+func (a *app) run(ctx context.Context) int {
+	if len(a.targets) == 0 {
+		// salt/client/ssh/__init__.py handle_ssh logs this and exits 0.
+		a.log.Error("No matching targets found in roster.")
+		return 0
+	}
+	if a.o.verbose {
+		msg := "Executing job with jid " + a.job.JID
+		fmt.Fprintf(a.stdout, "%s\n%s\n\n\n", msg, strings.Repeat("-", len(msg)))
+	}
+	p := &output.Printer{W: a.stdout, Out: a.outputter(), Static: a.o.static,
+		Opts: output.Options{Color: a.color(), Logger: a.log}}
+	if a.o.outIndent >= 0 {
+		p.Opts.Indent = output.IndentOf(a.o.outIndent)
+	}
+	final := 0
+	for r := range a.exec.Run(ctx, a.targets, a.job) {
+		final = max(final, r.Retcode)
+		if a.o.verbose {
+			a.printTimings(r)
+		}
+		if err := p.Host(r.ID, hostReturn(r)); err != nil {
+			a.log.Error("print output", "error", err)
+		}
+	}
+	if err := p.Flush(); err != nil {
+		a.log.Error("print output", "error", err)
+	}
+	if final != 0 {
+		return 20
+	}
+	return 0
+}
+
+// hostReturn is the per-host data salt-ssh hands its display code: the
+// remote salt-call's {return, retcode, out} for a run that produced a
+// result, or the failure as the executor described it.
+func hostReturn(r sshexec.Result) any {
+	if r.Err != nil {
+		return r.Return
+	}
+	m := ordered.FromPairs("return", r.Return, "retcode", r.Retcode)
+	if r.Out != "" {
+		m.Set("out", r.Out)
+	}
+	return m
+}
+
+func (a *app) outputter() string {
+	if a.o.out != "" {
+		return a.o.out
+	}
+	if s, ok := a.cfg.Raw.Value("output").(string); ok {
+		return s
+	}
+	return ""
+}
+
+// color follows Salt: on unless --no-color, or stdout is not a terminal
+// (then only --force-color turns it on).
+func (a *app) color() bool {
+	if a.o.noColor {
+		return false
+	}
+	if a.o.forceCol {
+		return true
+	}
+	f, ok := a.stdout.(*os.File)
+	return ok && isTerminal(f)
+}
+
+func (a *app) printTimings(r sshexec.Result) {
+	t := r.Timings
+	fmt.Fprintf(a.stderr, "%s: connect %s, upload %s, run %s%s, retcode %d\n", r.ID,
+		t.Connect.Round(time.Millisecond), t.Upload.Round(time.Millisecond), t.Run.Round(time.Millisecond),
+		map[bool]string{true: " (thin sent)"}[t.Deployed], r.Retcode)
+}

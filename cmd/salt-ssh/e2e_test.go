@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/brinesalt/brine/internal/testhosts"
+)
+
+// The end-to-end tests run salt-ssh's run() in-process against real
+// OpenSSH sshd hosts made by internal/testhosts, with a thin binary built
+// once per test binary.
+
+var (
+	thinOnce sync.Once
+	thinDir  string
+	thinErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if thinDir != "" {
+		os.RemoveAll(thinDir)
+	}
+	os.Exit(code)
+}
+
+func buildThin(t *testing.T) string {
+	t.Helper()
+	thinOnce.Do(func() {
+		if thinDir, thinErr = os.MkdirTemp("", "brine-thin-"); thinErr != nil {
+			return
+		}
+		out := filepath.Join(thinDir, "salt-thin-linux-"+runtime.GOARCH)
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/salt-thin")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			thinErr = fmt.Errorf("%v: %s", err, b)
+		}
+	})
+	if thinErr != nil {
+		t.Fatalf("build thin: %v", thinErr)
+	}
+	return thinDir
+}
+
+// env is one controller: a config dir whose master config points at the
+// cluster's roster, and a private pki/cache/known_hosts.
+type env struct {
+	t       *testing.T
+	c       *testhosts.Cluster
+	dir     string
+	known   string
+	extraMC string
+}
+
+func newEnv(t *testing.T, c *testhosts.Cluster, trustHosts bool) *env {
+	t.Setenv("BRINE_THIN_DIR", buildThin(t))
+	e := &env{t: t, c: c, dir: t.TempDir()}
+	e.known = filepath.Join(e.dir, "known_hosts")
+	if trustHosts {
+		data, err := os.ReadFile(c.KnownHostsPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(e.known, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.writeMaster("")
+	return e
+}
+
+func (e *env) writeMaster(extra string) {
+	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n%s",
+		e.dir, e.dir, e.known, e.c.RosterPath(), extra)
+	if err := os.WriteFile(filepath.Join(e.dir, "master"), []byte(conf), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// saltSSH runs salt-ssh with --out json --static and decodes the result.
+func (e *env) saltSSH(args ...string) (map[string]any, int, string) {
+	e.t.Helper()
+	var stdout, stderr bytes.Buffer
+	argv := append([]string{"-c", e.dir, "--out", "json", "--static"}, args...)
+	code := run(context.Background(), argv, strings.NewReader(""), &stdout, &stderr)
+	got := map[string]any{}
+	if stdout.Len() > 0 {
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+			e.t.Fatalf("salt-ssh %v: output is not JSON: %v\n%s\nstderr: %s", args, err, stdout.String(), stderr.String())
+		}
+	}
+	return got, code, stderr.String()
+}
+
+// hostFile reads a file from a host's private filesystem.
+func (e *env) hostPath(id, path string) string {
+	p, err := e.c.HostPath(id, path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func thinFiles(t *testing.T, e *env, id string) []string {
+	t.Helper()
+	out, err := e.c.Exec(context.Background(), id, "ls -a /var/tmp/.brine_*_salt/ 2>/dev/null || true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range strings.Fields(string(out)) {
+		if f != "." && f != ".." {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+func TestE2EPingAndCommands(t *testing.T) {
+	c := testhosts.New(t, 3, testhosts.WithHost("host3", testhosts.HostOptions{NoPython: true}))
+	e := newEnv(t, c, true)
+
+	got, code, stderr := e.saltSSH("*", "test.ping")
+	if code != 0 || len(got) != 3 || got["host1"] != true || got["host3"] != true {
+		t.Fatalf("test.ping: code %d, %v, stderr %s", code, got, stderr)
+	}
+	got, code, _ = e.saltSSH("host3", "cmd.run", "command -v python3 python || echo no python here")
+	if code != 0 || got["host3"] != "no python here" {
+		t.Errorf("no-python host: code %d, %v", code, got)
+	}
+	// The login user is brine; sudo: True in the roster makes the thin
+	// binary run as root.
+	got, _, _ = e.saltSSH("-L", "host1,host2", "cmd.run", "id -un")
+	if got["host1"] != "root" || got["host2"] != "root" || len(got) != 2 {
+		t.Errorf("cmd.run id -un under sudo = %v", got)
+	}
+	got, code, _ = e.saltSSH("-E", "host[12]", "test.arg", "a", "1", "k=v")
+	args, _ := got["host1"].(map[string]any)
+	if code != 0 || len(got) != 2 || args == nil || fmt.Sprint(args["args"]) != "[a 1]" {
+		t.Errorf("test.arg = %v", got)
+	}
+	got, code, _ = e.saltSSH("host1", "cmd.retcode", "exit 3")
+	if code != 20 || got["host1"] != float64(3) {
+		t.Errorf("cmd.retcode exit 3: code %d, %v; want 20 and 3", code, got)
+	}
+}
+
+func TestE2EThinCachedThenWiped(t *testing.T) {
+	c := testhosts.New(t, 1)
+	e := newEnv(t, c, true)
+	if _, code, _ := e.saltSSH("host1", "test.ping"); code != 0 {
+		t.Fatal("first run failed")
+	}
+	first := thinFiles(t, e, "host1")
+	if len(first) != 1 || !strings.HasPrefix(first[0], "salt-thin-") {
+		t.Fatalf("thin_dir after first run holds %v", first)
+	}
+	// Prove the second run reuses the binary: make it unwritable-to-replace
+	// by noting its inode, and check the -v report says nothing was sent.
+	inode := func() string {
+		out, err := c.Exec(context.Background(), "host1", "ls -i /var/tmp/.brine_*_salt/"+first[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Fields(string(out))[0]
+	}
+	before := inode()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-c", e.dir, "-v", "host1", "test.ping"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("second run: %d %s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "thin sent") || !strings.Contains(stderr.String(), "host1: connect") {
+		t.Errorf("second run re-sent the thin binary: %s", stderr.String())
+	}
+	if after := inode(); after != before {
+		t.Errorf("thin binary replaced on the second run (inode %s → %s)", before, after)
+	}
+	if _, code, _ := e.saltSSH("-w", "host1", "test.ping"); code != 0 {
+		t.Fatal("wipe run failed")
+	}
+	if left := thinFiles(t, e, "host1"); len(left) != 0 {
+		t.Errorf("thin_dir not removed by --wipe: %v", left)
+	}
+}
+
+func TestE2ERawMode(t *testing.T) {
+	c := testhosts.New(t, 2)
+	e := newEnv(t, c, true)
+	got, code, _ := e.saltSSH("-r", "*", "echo hi; echo err >&2; exit 4")
+	h, _ := got["host2"].(map[string]any)
+	if code != 20 || h == nil || h["stdout"] != "hi\n" || h["stderr"] != "err\n" || h["retcode"] != float64(4) {
+		t.Fatalf("raw: code %d, %v", code, got)
+	}
+	if files := thinFiles(t, e, "host1"); len(files) != 0 {
+		t.Errorf("raw mode deployed the thin binary: %v", files)
+	}
+}
+
+func TestE2EHostKeys(t *testing.T) {
+	c := testhosts.New(t, 2)
+	e := newEnv(t, c, false)
+
+	got, code, _ := e.saltSSH("host1", "test.ping")
+	h, _ := got["host1"].(map[string]any)
+	if code != 20 || h == nil || !strings.Contains(fmt.Sprint(h["stderr"]), "-i flag") {
+		t.Fatalf("unknown key without -i: code %d, %v", code, got)
+	}
+	if got, code, _ := e.saltSSH("-i", "*", "test.ping"); code != 0 || got["host1"] != true || got["host2"] != true {
+		t.Fatalf("-i run: code %d, %v", code, got)
+	}
+	known, _ := os.ReadFile(e.known)
+	if n := strings.Count(string(known), "\n"); n != 2 {
+		t.Errorf("known_hosts holds %d lines after -i, want 2:\n%s", n, known)
+	}
+	if _, code, _ := e.saltSSH("*", "test.ping"); code != 0 {
+		t.Errorf("recorded keys not accepted without -i")
+	}
+	if _, err := c.ChangeHostKey(context.Background(), "host2"); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{nil, {"-i"}} {
+		got, code, _ := e.saltSSH(append(flags, "*", "test.ping")...)
+		h, _ := got["host2"].(map[string]any)
+		if code != 20 || got["host1"] != true || h == nil || !strings.Contains(strings.ToLower(fmt.Sprint(h["stderr"])), "changed") {
+			t.Errorf("changed key with flags %v: code %d, %v", flags, code, got)
+		}
+	}
+	if got, code, _ := e.saltSSH("--no-host-keys", "host2", "test.ping"); code != 0 || got["host2"] != true {
+		t.Errorf("--no-host-keys: code %d, %v", code, got)
+	}
+}
+
+func TestE2EFaultsStayPerHost(t *testing.T) {
+	c := testhosts.New(t, 4, testhosts.WithHost("host3", testhosts.HostOptions{NoSudo: true}))
+	e := newEnv(t, c, true)
+	ctx := context.Background()
+	if err := c.StopHost(ctx, "host2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LinkDown(ctx, "host4"); err != nil {
+		t.Fatal(err)
+	}
+	e.writeMaster("roster_defaults:\n  timeout: 2\n")
+	got, code, stderr := e.saltSSH("*", "test.ping")
+	if code != 20 || got["host1"] != true {
+		t.Fatalf("code %d, %v, %s", code, got, stderr)
+	}
+	if s, _ := got["host2"].(string); !strings.HasPrefix(s, "ssh:") {
+		t.Errorf("stopped host: %v", got["host2"])
+	}
+	if s, _ := got["host4"].(string); !strings.HasPrefix(s, "ssh:") {
+		t.Errorf("unreachable host: %v", got["host4"])
+	}
+	h, _ := got["host3"].(map[string]any)
+	if h == nil || !strings.Contains(fmt.Sprint(h["stdout"]), "sudo") {
+		t.Errorf("host without sudo rights: %v", got["host3"])
+	}
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// options mirror salt/utils/parsers.py SaltSSHOptionParser and the mixins
+// it uses (ConfigDir, LogLevel, TargetOptions, OutputOptions, Saltfile).
+// Flags may come before or after the target, as Salt users type them.
+type options struct {
+	configDir  string
+	logLevel   string
+	raw        bool
+	roster     string
+	rosterFile string
+	refresh    bool
+	maxProcs   int
+	verbose    bool
+	static     bool
+	wipe       bool
+	randThin   bool
+	regenThin  bool
+	preFlight  bool
+	sshOptions []string
+	priv       string
+	ignoreKeys bool
+	noHostKeys bool
+	user       string
+	identOnly  bool
+	sudo       bool
+	timeout    int
+	jid        string
+
+	pcre, list, grain, grainPCRE, pillar, pillarPCRE, nodegroup, compound, ipcidr, rangeTgt bool
+
+	out       string
+	outIndent int
+	outFile   string
+	outAppend bool
+	noColor   bool
+	forceCol  bool
+	stateOut  string
+	stateVerb string
+
+	// Set explicitly on the command line (pflag's Changed), so that
+	// config values are only overridden by flags the user gave.
+	set map[string]bool
+
+	target string
+	fun    string
+	args   []string
+}
+
+// newFlagSet builds the option table; the test pins it.
+func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("salt-ssh", pflag.ContinueOnError)
+	fs.SetInterspersed(true)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	def := os.Getenv("SALT_CONFIG_DIR")
+	if def == "" {
+		def = "/etc/salt"
+	}
+	fs.StringVarP(&o.configDir, "config-dir", "c", def, "Pass in an alternative configuration directory.")
+	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "Console logging log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet.")
+	fs.BoolVarP(&o.raw, "raw", "r", false, "Don't execute a salt routine on the targets, execute a raw shell command.")
+	fs.BoolVar(&o.raw, "raw-shell", false, "Alias of --raw.")
+	fs.StringVar(&o.roster, "roster", "flat", "Define which roster system to use.")
+	fs.StringVar(&o.rosterFile, "roster-file", "", "Define an alternative location for the default roster file.")
+	fs.BoolVar(&o.refresh, "refresh", false, "Force a refresh of the master side data cache of the target's data.")
+	fs.BoolVar(&o.refresh, "refresh-cache", false, "Alias of --refresh.")
+	fs.IntVar(&o.maxProcs, "max-procs", 25, "Set the number of concurrent minions to communicate with.")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "Turn on command verbosity, display jid and per-host timings.")
+	fs.BoolVarP(&o.static, "static", "s", false, "Return the data from minions as a group after they all return.")
+	fs.BoolVarP(&o.wipe, "wipe", "w", false, "Remove the deployment of the salt files when done executing.")
+	fs.BoolVarP(&o.randThin, "rand-thin-dir", "W", false, "Select a random temp dir to deploy on the remote system; implies --wipe.")
+	// Salt's salt-ssh uses -t for --regen-thin, not for a timeout
+	// (salt/utils/parsers.py); Brine keeps that meaning: resend the thin
+	// binary even where it is present.
+	fs.BoolVarP(&o.regenThin, "regen-thin", "t", false, "Force the thin binary to be sent again.")
+	fs.BoolVar(&o.regenThin, "thin", false, "Alias of --regen-thin.")
+	fs.BoolVar(&o.preFlight, "pre-flight", false, "Run the ssh_pre_flight script even if the thin dir exists.")
+	fs.StringArrayVar(&o.sshOptions, "ssh-option", nil, "Equivalent to -o ssh command option; may be repeated.")
+	fs.StringVar(&o.priv, "priv", "", "Ssh private key file.")
+	fs.BoolVarP(&o.ignoreKeys, "ignore-host-keys", "i", false, "Accept unknown host keys and record them (StrictHostKeyChecking=no); a changed key is still refused.")
+	fs.BoolVar(&o.noHostKeys, "no-host-keys", false, "Do not check or record host keys at all.")
+	fs.StringVar(&o.user, "user", "root", "Set the default user to attempt to use when authenticating.")
+	fs.BoolVar(&o.identOnly, "identities-only", false, "Use only the authentication identity files configured (IdentitiesOnly=yes).")
+	fs.BoolVar(&o.sudo, "sudo", false, "Run command via sudo.")
+	fs.IntVar(&o.timeout, "timeout", 0, "Seconds to wait for each host's SSH connection (default: ssh_timeout, 60).")
+	fs.StringVar(&o.jid, "jid", "", "Pass a JID to be used instead of generating one.")
+
+	fs.BoolVarP(&o.pcre, "pcre", "E", false, "Target is a regular expression on the minion id.")
+	fs.BoolVarP(&o.list, "list", "L", false, "Target is a comma-separated list of ids.")
+	fs.BoolVarP(&o.grain, "grain", "G", false, "Target by grain (uses the controller's grains cache).")
+	fs.BoolVarP(&o.grainPCRE, "grain-pcre", "P", false, "Target by grain with a regular expression.")
+	fs.BoolVarP(&o.pillar, "pillar", "I", false, "Target by pillar.")
+	fs.BoolVarP(&o.pillarPCRE, "pillar-pcre", "J", false, "Target by pillar with a regular expression.")
+	fs.BoolVarP(&o.nodegroup, "nodegroup", "N", false, "Target a nodegroup from the master config.")
+	fs.BoolVarP(&o.compound, "compound", "C", false, "Target with a compound expression.")
+	fs.BoolVarP(&o.ipcidr, "ipcidr", "S", false, "Target by subnet or IP.")
+	fs.BoolVarP(&o.rangeTgt, "range", "R", false, "Target with range expressions (not supported).")
+
+	fs.StringVar(&o.out, "out", "", "Print the output using the named outputter (nested, json, yaml, txt, raw, highstate, …).")
+	fs.StringVar(&o.out, "output", "", "Alias of --out.")
+	fs.IntVar(&o.outIndent, "out-indent", -1, "Print the output indented by this many spaces.")
+	fs.StringVar(&o.outFile, "out-file", "", "Write the output to the named file.")
+	fs.BoolVar(&o.outAppend, "out-file-append", false, "Append the output to --out-file instead of truncating it.")
+	fs.BoolVar(&o.noColor, "no-color", false, "Disable all colored output.")
+	fs.BoolVar(&o.forceCol, "force-color", false, "Force colored output.")
+	fs.StringVar(&o.stateOut, "state-output", "", "Highstate output mode: full, terse, mixed, changes, filter.")
+	fs.StringVar(&o.stateVerb, "state-verbose", "", "Set to false to hide results with no changes.")
+	return fs
+}
+
+// parseArgs parses argv (without the program name).
+func parseArgs(argv []string, stderr io.Writer) (*options, error) {
+	o := &options{set: map[string]bool{}}
+	fs := newFlagSet(o, stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: salt-ssh [options] '<target>' <function> [arguments]\n\nOptions:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(argv); err != nil {
+		return nil, err
+	}
+	fs.Visit(func(f *pflag.Flag) { o.set[f.Name] = true })
+	rest := fs.Args()
+	if len(rest) < 2 {
+		return nil, fmt.Errorf("salt-ssh needs a target and a function (or a shell command with -r)")
+	}
+	o.target = rest[0]
+	if o.raw {
+		o.args = rest[1:]
+	} else {
+		o.fun, o.args = rest[1], rest[2:]
+	}
+	if o.randThin {
+		o.wipe = true
+	}
+	return o, nil
+}
+
+// tgtType is the Salt tgt_type the flags select.
+func (o *options) tgtType() string {
+	switch {
+	case o.pcre:
+		return "pcre"
+	case o.list:
+		return "list"
+	case o.grain:
+		return "grain"
+	case o.grainPCRE:
+		return "grain_pcre"
+	case o.pillar:
+		return "pillar"
+	case o.pillarPCRE:
+		return "pillar_pcre"
+	case o.nodegroup:
+		return "nodegroup"
+	case o.compound:
+		return "compound"
+	case o.ipcidr:
+		return "ipcidr"
+	case o.rangeTgt:
+		return "range"
+	}
+	return "glob"
+}
+
+// rawCommand joins the -r arguments with spaces for the remote shell.
+// Salt backslash-escapes every argument (Single._escape_arg) and then
+// shlex-splits the whole ssh command line locally (shell.py _split_cmd),
+// which removes the escapes again, and ssh joins its arguments with
+// spaces: the remote shell sees the arguments joined by spaces.
+func (o *options) rawCommand() string { return strings.Join(o.args, " ") }

@@ -1,0 +1,5 @@
+base:
+  '*':
+    - motd
+  'web*':
+    - web

@@ -1,0 +1,228 @@
+package sshexec
+
+import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Bundle is the set of thin binaries salt-ssh can send, one per target
+// architecture, found beside the salt-ssh executable (the Makefile builds
+// them as salt-thin-linux-<goarch>). All hosts share one version id, the
+// hash of every binary's hash, so a host can tell in the first round trip
+// whether it already has this build, before its architecture is known.
+type Bundle struct {
+	ID       string            // 16 hex digits naming this build on targets
+	binaries map[string]string // goarch → path
+	sums     map[string]string // goarch → sha256 hex
+	cacheDir string            // where compressed copies are kept
+
+	mu  sync.Mutex
+	gzs map[string]*sync.Once
+	gze map[string]error
+}
+
+// ErrNoThin means no thin binary exists for a target's architecture.
+var ErrNoThin = errors.New("no thin binary")
+
+// OpenBundle finds salt-thin-linux-* binaries in dir. cacheDir (Salt's
+// cachedir/thin) holds their hashes and gzip copies between runs, so a
+// warm run reads no binary at all.
+func OpenBundle(dir, cacheDir string) (*Bundle, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "salt-thin-linux-*"))
+	if err != nil {
+		return nil, fmt.Errorf("find thin binaries: %w", err)
+	}
+	b := &Bundle{binaries: map[string]string{}, sums: map[string]string{}, cacheDir: cacheDir,
+		gzs: map[string]*sync.Once{}, gze: map[string]error{}}
+	for _, p := range paths {
+		arch := strings.TrimPrefix(filepath.Base(p), "salt-thin-linux-")
+		if strings.Contains(arch, ".") {
+			continue
+		}
+		b.binaries[arch] = p
+	}
+	if len(b.binaries) == 0 {
+		return nil, fmt.Errorf("find thin binaries in %s: %w", dir, ErrNoThin)
+	}
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create thin cache: %w", err)
+	}
+	idx := loadSumIndex(cacheDir)
+	changed := false
+	archs := make([]string, 0, len(b.binaries))
+	for arch, p := range b.binaries {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("stat thin binary: %w", err)
+		}
+		key := fmt.Sprintf("%s|%d|%d", p, st.Size(), st.ModTime().UnixNano())
+		sum, ok := idx[key]
+		if !ok {
+			if sum, err = fileSHA256(p); err != nil {
+				return nil, err
+			}
+			idx[key] = sum
+			changed = true
+		}
+		b.sums[arch] = sum
+		archs = append(archs, arch)
+	}
+	if changed {
+		saveSumIndex(cacheDir, idx)
+	}
+	sort.Strings(archs)
+	h := sha256.New()
+	for _, a := range archs {
+		fmt.Fprintf(h, "%s %s\n", a, b.sums[a])
+	}
+	b.ID = hex.EncodeToString(h.Sum(nil))[:16]
+	return b, nil
+}
+
+// BinName is the file name of this build inside a host's thin_dir.
+func (b *Bundle) BinName() string { return "salt-thin-" + b.ID }
+
+// Arch maps `uname -s`/`uname -m` output to a Go architecture.
+func Arch(kernel, machine string) (string, error) {
+	if kernel != "Linux" {
+		return "", fmt.Errorf("%w for %s %s: only Linux targets are supported", ErrNoThin, kernel, machine)
+	}
+	switch machine {
+	case "x86_64", "amd64":
+		return "amd64", nil
+	case "aarch64", "arm64", "armv8l":
+		return "arm64", nil
+	case "i386", "i486", "i586", "i686":
+		return "386", nil
+	case "armv7l", "armv6l":
+		return "arm", nil
+	case "ppc64le":
+		return "ppc64le", nil
+	case "s390x":
+		return "s390x", nil
+	case "riscv64":
+		return "riscv64", nil
+	}
+	return "", fmt.Errorf("%w for machine %q", ErrNoThin, machine)
+}
+
+// Payload returns the file to send for arch and its sha256 (of the
+// uncompressed binary). With gzipped, the file is a gzip copy made once
+// and kept in the cache directory.
+func (b *Bundle) Payload(arch string, gzipped bool) (path, sum string, err error) {
+	p, ok := b.binaries[arch]
+	if !ok {
+		return "", "", fmt.Errorf("%w for linux/%s (build it with make thin)", ErrNoThin, arch)
+	}
+	sum = b.sums[arch]
+	if !gzipped {
+		return p, sum, nil
+	}
+	gz := filepath.Join(b.cacheDir, sum+".gz")
+	b.mu.Lock()
+	once := b.gzs[arch]
+	if once == nil {
+		once = &sync.Once{}
+		b.gzs[arch] = once
+	}
+	b.mu.Unlock()
+	once.Do(func() {
+		if _, err := os.Stat(gz); err == nil {
+			return
+		}
+		err := writeGzip(p, gz)
+		b.mu.Lock()
+		b.gze[arch] = err
+		b.mu.Unlock()
+	})
+	b.mu.Lock()
+	err = b.gze[arch]
+	b.mu.Unlock()
+	return gz, sum, err
+}
+
+// writeGzip compresses src into dst through a temporary file, so a
+// crash never leaves a half-written copy under the final name.
+func writeGzip(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("open thin binary: %w", err)
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".thin-*.gz")
+	if err != nil {
+		return fmt.Errorf("compress thin binary: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	zw, _ := gzip.NewWriterLevel(tmp, gzip.BestCompression)
+	if _, err := io.Copy(zw, in); err != nil {
+		tmp.Close()
+		return fmt.Errorf("compress thin binary: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("compress thin binary: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("compress thin binary: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("compress thin binary: %w", err)
+	}
+	return nil
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("hash thin binary: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash thin binary: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+const sumIndexName = "sums.json"
+
+func loadSumIndex(dir string) map[string]string {
+	idx := map[string]string{}
+	if data, err := os.ReadFile(filepath.Join(dir, sumIndexName)); err == nil {
+		_ = json.Unmarshal(data, &idx) // a damaged index is only a cache miss
+	}
+	return idx
+}
+
+// saveSumIndex writes the hash index atomically; failing to cache is not
+// an error worth stopping a run for.
+func saveSumIndex(dir string, idx map[string]string) {
+	data, err := json.Marshal(idx)
+	if err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".sums-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if os.Rename(tmp.Name(), filepath.Join(dir, sumIndexName)) != nil {
+		os.Remove(tmp.Name())
+	}
+}

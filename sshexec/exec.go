@@ -1,0 +1,301 @@
+package sshexec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/roster"
+	"github.com/brinesalt/brine/sshexec/sshconn"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/thin/frame"
+)
+
+// Conn is what the executor needs of an SSH connection; *sshconn.Conn
+// provides it, and tests may substitute their own.
+type Conn interface {
+	Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error)
+	Upload(ctx context.Context, r io.Reader, remotePath string, mode os.FileMode, opts ...sshconn.UploadOption) error
+	Close() error
+}
+
+// Dialer opens a connection to one roster target.
+type Dialer func(ctx context.Context, t *roster.Target) (Conn, error)
+
+// Job is one salt-ssh invocation: a function with arguments, or with Raw
+// a shell command line run as is (salt-ssh -r).
+type Job struct {
+	JID   string
+	Fun   string
+	Arg   []any
+	Kwarg *ordered.Map
+	Raw   string
+	// Pillar returns a host's pillar; nil means none. It runs on the
+	// controller, so each host receives only its own.
+	Pillar func(ctx context.Context, t *roster.Target) (*ordered.Map, error)
+	// Data returns a function-specific payload for a host (a compiled
+	// lowstate and its files); nil means none.
+	Data func(ctx context.Context, t *roster.Target) (*ordered.Map, error)
+}
+
+// Options configure an Executor.
+type Options struct {
+	// MaxProcs bounds how many hosts are worked on at once (Salt's
+	// ssh_max_procs, default 25).
+	MaxProcs int
+	Dial     Dialer
+	Bundle   *Bundle
+	// FQDN is the controller's name used in the default thin_dir.
+	FQDN string
+	Wipe bool
+	// Redeploy sends the thin binary even to hosts that have it
+	// (salt-ssh -t/--regen-thin).
+	Redeploy bool
+	Log      *slog.Logger
+}
+
+// Timings record where a host's time went, for salt-ssh -v.
+type Timings struct {
+	Connect, Upload, Run time.Duration
+	Deployed             bool // the thin binary was sent in this run
+}
+
+// Result is one host's answer, in the shape salt-ssh prints.
+type Result struct {
+	ID string
+	// Return is what the outputter prints for the host: the function's
+	// return, or for failures Salt's {stdout, stderr, retcode} map or a
+	// plain "ssh: …" message.
+	Return  any
+	Retcode int
+	// Out names an outputter the function asked for (e.g. "highstate").
+	Out     string
+	Timings Timings
+	// Err is the transport or deploy failure, if any; Return already
+	// describes it for the user.
+	Err error
+}
+
+// Executor runs jobs over SSH.
+type Executor struct{ opts Options }
+
+// New returns an Executor; MaxProcs below 1 means Salt's default, 25.
+func New(opts Options) *Executor {
+	if opts.MaxProcs < 1 {
+		opts.MaxProcs = 25
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Executor{opts: opts}
+}
+
+// Run works on targets in a sliding window and sends each host's Result
+// on the returned channel as soon as it is known. The channel closes when
+// every host is done. Cancelling ctx stops hosts in flight; each still
+// yields a Result saying why.
+func (e *Executor) Run(ctx context.Context, targets []roster.Target, job Job) <-chan Result {
+	out := make(chan Result)
+	sem := make(chan struct{}, e.opts.MaxProcs)
+	var wg sync.WaitGroup
+	go func() {
+		defer close(out)
+		for i := range targets {
+			t := &targets[i]
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				out <- failure(t.ID, context.Cause(ctx), 1)
+				continue
+			}
+			wg.Add(1)
+			go func(t *roster.Target) {
+				defer wg.Done()
+				r := e.runHost(ctx, t, job)
+				<-sem
+				out <- r
+			}(t)
+		}
+		wg.Wait()
+	}()
+	return out
+}
+
+func (e *Executor) runHost(ctx context.Context, t *roster.Target, job Job) Result {
+	log := e.opts.Log.With(logattr.Host, t.ID)
+	var tm Timings
+	start := time.Now()
+	conn, err := e.opts.Dial(ctx, t)
+	tm.Connect = time.Since(start)
+	if err != nil {
+		log.Debug("connect failed", "error", err)
+		r := connectFailure(t, err)
+		r.Timings = tm
+		return r
+	}
+	defer conn.Close()
+	log.Debug("connected", logattr.Elapsed, tm.Connect)
+	var r Result
+	if job.Raw != "" {
+		r = e.runRaw(ctx, conn, t, job)
+	} else {
+		r = e.runThin(ctx, conn, t, job, &tm)
+	}
+	r.Timings = tm
+	log.Debug("done", "retcode", r.Retcode, logattr.Elapsed, time.Since(start))
+	return r
+}
+
+// runRaw is salt-ssh -r: the command line runs in the login shell and the
+// host's answer is {stdout, stderr, retcode} (Salt's "ssh._raw").
+func (e *Executor) runRaw(ctx context.Context, conn Conn, t *roster.Target, job Job) Result {
+	var stdout, stderr bytes.Buffer
+	code, err := conn.Run(ctx, job.Raw, nil, &stdout, &stderr)
+	if err != nil {
+		return sessionFailure(t.ID, err, stdout.String(), stderr.String())
+	}
+	return Result{ID: t.ID, Retcode: code, Return: ordered.FromPairs(
+		"stdout", stdout.String(), "stderr", stderr.String(), "retcode", code)}
+}
+
+func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
+	payload, err := e.payload(ctx, t, job)
+	if err != nil {
+		return failure(t.ID, err, 1)
+	}
+	p := e.scriptParams(t)
+	runStart := time.Now()
+	stdout, stderr, code, err := run(ctx, conn, p.probeScript(), payload)
+	tm.Run = time.Since(runStart)
+	if err != nil {
+		return sessionFailure(t.ID, err, stdout, stderr)
+	}
+	if res, ok := decodeFrame(t.ID, stdout); ok {
+		return res
+	}
+	if code != exitThinDeploy || !strings.Contains(stdout, deployMarker) {
+		return shimFailure(t.ID, stdout, stderr, code)
+	}
+	upStart := time.Now()
+	script, err := e.deploy(ctx, conn, p, stdout)
+	tm.Upload = time.Since(upStart)
+	if err != nil {
+		return deployFailure(ctx, conn, t.ID, p, err)
+	}
+	tm.Deployed = true
+	runStart = time.Now()
+	stdout, stderr, code, err = run(ctx, conn, script, payload)
+	tm.Run += time.Since(runStart)
+	if err != nil {
+		return sessionFailure(t.ID, err, stdout, stderr)
+	}
+	if res, ok := decodeFrame(t.ID, stdout); ok {
+		return res
+	}
+	return shimFailure(t.ID, stdout, stderr, code)
+}
+
+// deploy sends the thin binary for the architecture the probe reported
+// and returns the script that installs and runs it.
+func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string) (string, error) {
+	fields := strings.Fields(probeOut[strings.Index(probeOut, deployMarker)+len(deployMarker):])
+	if len(fields) < 2 {
+		return "", fmt.Errorf("deploy thin: malformed probe answer %q", probeOut)
+	}
+	arch, err := Arch(fields[0], fields[1])
+	if err != nil {
+		return "", fmt.Errorf("deploy thin: %w", err)
+	}
+	gz := len(fields) > 2 && fields[2] == "gzip"
+	path, sum, err := e.opts.Bundle.Payload(arch, gz)
+	if err != nil {
+		return "", fmt.Errorf("deploy thin: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("deploy thin: %w", err)
+	}
+	defer f.Close()
+	upload := fmt.Sprintf("%s.up-%d", p.Bin, time.Now().UnixNano())
+	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, 0o600); err != nil {
+		return "", fmt.Errorf("deploy thin: %w", err)
+	}
+	return p.installScript(upload, gz, sum), nil
+}
+
+func (e *Executor) scriptParams(t *roster.Target) scriptParams {
+	dir := t.ThinDir
+	if dir == "" {
+		dir = roster.DefaultThinDir(t.User, e.opts.FQDN)
+	}
+	umask := -1
+	if t.CmdUmask != nil {
+		umask = *t.CmdUmask
+	}
+	return scriptParams{
+		ThinDir: dir, Bin: e.opts.Bundle.BinName(), Sudo: t.Sudo, SudoUser: t.SudoUser,
+		Wipe: e.opts.Wipe && !t.DisableWipe, Umask: umask, SetPath: t.SetPath, Force: e.opts.Redeploy,
+	}
+}
+
+// payload encodes the job for one host. The pillar is compiled here, for
+// this host only, and travels on stdin: never in argv, never on disk.
+func (e *Executor) payload(ctx context.Context, t *roster.Target, job Job) ([]byte, error) {
+	fj := frame.Job{JID: job.JID, ID: t.ID, Fun: job.Fun, Arg: job.Arg, Kwarg: job.Kwarg,
+		Grains: t.Grains, Opts: t.MinionOpts}
+	if fj.Arg == nil {
+		fj.Arg = []any{}
+	}
+	var err error
+	if job.Pillar != nil {
+		if fj.Pillar, err = job.Pillar(ctx, t); err != nil {
+			return nil, fmt.Errorf("compile pillar for %s: %w", t.ID, err)
+		}
+	}
+	if job.Data != nil {
+		if fj.Data, err = job.Data(ctx, t); err != nil {
+			return nil, fmt.Errorf("prepare job for %s: %w", t.ID, err)
+		}
+	}
+	return json.Marshal(fj)
+}
+
+func run(ctx context.Context, conn Conn, script string, stdin []byte) (stdout, stderr string, code int, err error) {
+	var o, e bytes.Buffer
+	code, err = conn.Run(ctx, script, bytes.NewReader(stdin), &o, &e)
+	return o.String(), e.String(), code, err
+}
+
+func decodeFrame(id, stdout string) (Result, bool) {
+	res, err := frame.DecodeResult([]byte(stdout))
+	if err != nil {
+		return Result{}, false
+	}
+	return Result{ID: id, Return: res.Return, Retcode: res.Retcode, Out: res.Out}, true
+}
+
+// deployFailure reports a failed upload and, as far as the connection
+// still allows, leaves no partial files behind: uploads go to temporary
+// names, which the next successful deploy or a --wipe clears.
+func deployFailure(ctx context.Context, conn Conn, id string, p scriptParams, err error) Result {
+	if p.Wipe {
+		_, _ = conn.Run(ctx, wipeScript(p.ThinDir), nil, io.Discard, io.Discard)
+	}
+	return failure(id, err, 1)
+}
+
+// failure is a host result carrying only an error message.
+func failure(id string, err error, code int) Result {
+	return Result{ID: id, Return: err.Error(), Retcode: code, Err: err}
+}
+
+var errNoResult = errors.New("no result from thin binary")

@@ -1,0 +1,233 @@
+package sshexec
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/roster"
+	"github.com/brinesalt/brine/sshexec/sshconn"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// thinDir holds a thin binary built once for all tests in this package.
+var (
+	thinOnce sync.Once
+	thinDir  string
+	thinErr  error
+)
+
+func buildThin(t *testing.T) string {
+	t.Helper()
+	thinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "brine-thin-")
+		if err != nil {
+			thinErr = err
+			return
+		}
+		thinDir = dir
+		out := filepath.Join(dir, "salt-thin-linux-"+runtime.GOARCH)
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/salt-thin")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			thinErr = errors.New(string(b))
+		}
+	})
+	if thinErr != nil {
+		t.Fatalf("build thin: %v", thinErr)
+	}
+	return thinDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if thinDir != "" {
+		os.RemoveAll(thinDir)
+	}
+	os.Exit(code)
+}
+
+type fixture struct {
+	srv    *sshtest.Server
+	key    string
+	known  string
+	bundle *Bundle
+	dials  atomic.Int64
+}
+
+func newFixture(t *testing.T, opts sshtest.Options) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	key, err := sshconn.EnsureKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signers, err := sshconn.LoadSigners([]string{key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.AuthorizedKeys = append(opts.AuthorizedKeys, signers[0].PublicKey())
+	f := &fixture{srv: sshtest.New(t, opts), key: key, known: filepath.Join(dir, "known_hosts")}
+	if err := os.WriteFile(f.known, []byte(f.srv.KnownHostsLine()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f.bundle, err = OpenBundle(buildThin(t), filepath.Join(dir, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) target(t *testing.T, id string) roster.Target {
+	return roster.Target{ID: id, Host: f.srv.Host(), Port: f.srv.Port(), User: "root",
+		Priv: f.key, ThinDir: filepath.Join(t.TempDir(), "thin"), Timeout: 5 * time.Second}
+}
+
+func (f *fixture) dial(ctx context.Context, t *roster.Target) (Conn, error) {
+	f.dials.Add(1)
+	return sshconn.Dial(ctx, sshconn.Config{Host: t.Host, Port: t.Port, User: t.User,
+		Priv: []string{t.Priv}, KnownHostsFile: f.known, Timeout: t.Timeout})
+}
+
+func (f *fixture) run(t *testing.T, opts Options, job Job, targets ...roster.Target) map[string]Result {
+	t.Helper()
+	opts.Dial, opts.Bundle = f.dial, f.bundle
+	got := map[string]Result{}
+	for r := range New(opts).Run(context.Background(), targets, job) {
+		got[r.ID] = r
+	}
+	return got
+}
+
+func TestColdThenWarm(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	tg := f.target(t, "web1")
+	ping := Job{Fun: "test.ping"}
+
+	r := f.run(t, Options{}, ping, tg)["web1"]
+	if r.Return != true || r.Retcode != 0 || !r.Timings.Deployed {
+		t.Fatalf("cold run = %+v", r)
+	}
+	st := f.srv.Stats()
+	if st.Conns != 1 || st.SFTPOpens != 1 || st.Execs != 2 {
+		t.Errorf("cold run stats = %+v, want 1 connection, 1 sftp, 2 execs", st)
+	}
+
+	r = f.run(t, Options{}, ping, tg)["web1"]
+	if r.Return != true || r.Timings.Deployed {
+		t.Fatalf("warm run = %+v", r)
+	}
+	st2 := f.srv.Stats()
+	if st2.Conns-st.Conns != 1 || st2.SFTPOpens != st.SFTPOpens || st2.Execs-st.Execs != 1 {
+		t.Errorf("warm run added %+v, want 1 connection, no sftp, 1 exec", st2)
+	}
+	entries, _ := os.ReadDir(tg.ThinDir)
+	if len(entries) != 1 || entries[0].Name() != f.bundle.BinName() {
+		t.Errorf("thin_dir holds %v, want only %s", entries, f.bundle.BinName())
+	}
+}
+
+func TestWipeRemovesThinDir(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	tg := f.target(t, "web1")
+	r := f.run(t, Options{Wipe: true}, Job{Fun: "test.echo", Arg: []any{"hi"}}, tg)["web1"]
+	if r.Return != "hi" {
+		t.Fatalf("result = %+v", r)
+	}
+	if _, err := os.Stat(tg.ThinDir); !os.IsNotExist(err) {
+		t.Errorf("thin_dir still there after --wipe: %v", err)
+	}
+}
+
+func TestDroppedUploadNeverLeavesBinary(t *testing.T) {
+	f := newFixture(t, sshtest.Options{DropAfterSFTPBytes: 64 << 10})
+	tg := f.target(t, "web1")
+	r := f.run(t, Options{}, Job{Fun: "test.ping"}, tg)["web1"]
+	if r.Err == nil || r.Retcode == 0 {
+		t.Fatalf("dropped upload reported success: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(tg.ThinDir, f.bundle.BinName())); !os.IsNotExist(err) {
+		t.Errorf("binary exists after a dropped upload: %v", err)
+	}
+}
+
+func TestRawNeedsNoThin(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	r := f.run(t, Options{}, Job{Raw: "echo out; echo err >&2; exit 3"}, f.target(t, "web1"))["web1"]
+	m, ok := r.Return.(*ordered.Map)
+	if !ok || m.Value("stdout") != "out\n" || m.Value("stderr") != "err\n" || m.Value("retcode") != 3 || r.Retcode != 3 {
+		t.Fatalf("raw result = %#v", r)
+	}
+	if f.srv.Stats().SFTPOpens != 0 {
+		t.Errorf("raw mode opened sftp")
+	}
+}
+
+func TestHostDownAmongHealthy(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	down := f.target(t, "down")
+	down.Port = closedPort(t)
+	got := f.run(t, Options{}, Job{Fun: "test.ping"}, f.target(t, "a"), down, f.target(t, "b"))
+	if got["a"].Return != true || got["b"].Return != true {
+		t.Errorf("healthy hosts failed: %+v", got)
+	}
+	if msg, _ := got["down"].Return.(string); got["down"].Retcode != 255 || len(msg) < 4 || msg[:4] != "ssh:" {
+		t.Errorf("down host = %+v, want an ssh: message with retcode 255", got["down"])
+	}
+}
+
+func TestSlidingWindow(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	var cur, peak atomic.Int64
+	opts := Options{MaxProcs: 3, Bundle: f.bundle, Dial: func(ctx context.Context, tg *roster.Target) (Conn, error) {
+		n := cur.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		c, err := f.dial(ctx, tg)
+		if err != nil {
+			cur.Add(-1)
+			return nil, err
+		}
+		return closeHook{c, func() { cur.Add(-1) }}, nil
+	}}
+	var targets []roster.Target
+	for i := range 10 {
+		targets = append(targets, f.target(t, string(rune('a'+i))))
+	}
+	n := 0
+	for r := range New(opts).Run(context.Background(), targets, Job{Fun: "test.ping"}) {
+		if r.Return != true {
+			t.Errorf("%s: %+v", r.ID, r)
+		}
+		n++
+	}
+	if n != 10 || peak.Load() > 3 {
+		t.Errorf("results %d, peak concurrency %d; want 10 and at most 3", n, peak.Load())
+	}
+}
+
+type closeHook struct {
+	Conn
+	fn func()
+}
+
+func (c closeHook) Close() error { c.fn(); return c.Conn.Close() }
+
+func closedPort(t *testing.T) int {
+	t.Helper()
+	srv := sshtest.New(t, sshtest.Options{})
+	p := srv.Port()
+	srv.Close()
+	return p
+}
