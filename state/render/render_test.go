@@ -91,3 +91,19 @@ func TestSLSContext(t *testing.T) {
 		t.Errorf("top.sls context = %v", got)
 	}
 }
+
+// FuzzRender feeds arbitrary SLS sources with arbitrary shebangs through
+// the pipeline: it must return data or a RenderError, never panic.
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{"a: 1\n", "#!yaml\na: {{ x }}\n", "#!jinja|json\n{}", "#!json\n[1,", "#!yaml|gpg\n", "#!\n", "#!|||\nx", "#!/bin/sh\n"} {
+		f.Add(s)
+	}
+	r := &Renderer{Jinja: fakeJinja}
+	f.Fuzz(func(t *testing.T, src string) {
+		_, err := r.Render(context.Background(), []byte(src), Context{Saltenv: "base", SLS: "f", Rel: "f.sls"})
+		var re *RenderError
+		if err != nil && !errors.As(err, &re) {
+			t.Fatalf("error %v is not a RenderError", err)
+		}
+	})
+}
