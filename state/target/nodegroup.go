@@ -63,6 +63,10 @@ func expandNodegroup(name string, groups map[string]any, chain []string, first b
 				return nil, err
 			}
 			ret = append(ret, sub...)
+			if len(ret) > maxNodegroupWords {
+				return nil, &NodegroupError{Name: name, Chain: append([]string(nil), chain...),
+					Msg: fmt.Sprintf("expands to more than %d words", maxNodegroupWords)}
+			}
 		default:
 			ret = append(ret, w)
 		}
@@ -83,6 +87,10 @@ func expandNodegroup(name string, groups map[string]any, chain []string, first b
 	}
 	return words, nil
 }
+
+// maxNodegroupWords bounds an expansion: nodegroups that reference each
+// other several times over grow exponentially.
+const maxNodegroupWords = 100000
 
 var engineWordRe = regexp.MustCompile(`^[A-Z]@`)
 

@@ -2,6 +2,7 @@ package target
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,5 +136,18 @@ func TestNodegroupLoopMessage(t *testing.T) {
 	want := `compile nodegroup target: nodegroup "loop_a" (via loop_a -> loop_b -> loop_a): refers to itself`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant    %s", err, want)
+	}
+}
+
+func TestNodegroupExpansionBounded(t *testing.T) {
+	groups := map[string]any{"g0": "web1"}
+	for i := 1; i <= 40; i++ {
+		prev := fmt.Sprintf("N@g%d", i-1)
+		groups[fmt.Sprintf("g%d", i)] = prev + " or " + prev
+	}
+	_, err := Compile("g40", Nodegroup, Options{Nodegroups: groups})
+	var ne *NodegroupError
+	if !errors.As(err, &ne) {
+		t.Fatalf("error = %v, want a *NodegroupError", err)
 	}
 }
