@@ -76,7 +76,9 @@ func (r *Registry) SetVirtual(mod string, fn func(env *modules.Env) (bool, strin
 
 // Lookup returns the function called name when it exists and its module
 // applies to env. The string is Salt's reason for a missing function
-// (salt/loader/lazy.py missing_fun_string).
+// (salt/loader/lazy.py missing_fun_string): "'m.f' is not available." or,
+// for a module whose __virtual__ refused, "'m' __virtual__ returned
+// False: <reason>".
 func (r *Registry) Lookup(env *modules.Env, name string) (*Function, string) {
 	r.mu.RLock()
 	f := r.funcs[name]
@@ -89,9 +91,9 @@ func (r *Registry) Lookup(env *modules.Env, name string) (*Function, string) {
 	if virt != nil {
 		if ok, reason := virt(env); !ok {
 			if reason == "" {
-				reason = fmt.Sprintf("'%s' __virtual__ returned False", mod)
+				return nil, fmt.Sprintf("'%s' __virtual__ returned False", mod)
 			}
-			return nil, fmt.Sprintf("'%s' is not available: %s", name, reason)
+			return nil, fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, reason)
 		}
 	}
 	return f, ""

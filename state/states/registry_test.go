@@ -25,7 +25,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("reason = %q", reason)
 	}
 	r.SetVirtual("m", func(*modules.Env) (bool, string) { return false, "no m here" })
-	if _, reason := r.Lookup(nil, "m.f"); reason != "'m.f' is not available: no m here" {
+	if _, reason := r.Lookup(nil, "m.f"); reason != "'m' __virtual__ returned False: no m here" {
 		t.Errorf("virtual reason = %q", reason)
 	}
 }
