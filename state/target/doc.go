@@ -10,6 +10,10 @@
 //	ok, err := target.Match(expr, kind, minion, opts)   // compile and match once
 //	ok, err := target.MatchID(expr, kind, id, opts)      // salt-ssh roster: ids only
 //
+// Options.Delimiter is the grain/pillar key delimiter, Options.Nodegroups
+// the master's nodegroups (for N@ and the nodegroup kind) and
+// Options.ListNodegroups the master's ssh_list_nodegroups (for MatchID).
+//
 // Compile once and match many: a compiled Matcher is immutable and safe
 // for concurrent use. Kind values are Salt's tgt_type names (glob, pcre,
 // list, grain, grain_pcre, pillar, pillar_pcre, pillar_exact, ipcidr,
@@ -24,8 +28,11 @@
 //     ranges (checked against CPython in testdata/fnmatch.jsonl).
 //   - pcre (pcre_match.py): re.match, anchored at the start only. Python
 //     syntax RE2 lacks (lookaround, backreferences, conditionals, atomic
-//     groups, possessive quantifiers, (?x)) is a *PatternError naming it;
-//     \Z, {,n}, \uXXXX and (?#...) are translated. \d \w \s \b are ASCII.
+//     groups, possessive quantifiers, (?x)) is a *PatternError wrapping
+//     ErrUnsupportedRegex; \Z, {,n}, \uXXXX, octal escapes, (?#...), $
+//     before a final newline and Unicode \d \w \s are translated, and
+//     CPython's own syntax errors are errors (checked against CPython in
+//     testdata/pyre.jsonl). \b stays ASCII.
 //   - list (list_match.py): a comma string or a list.
 //   - grain, grain_pcre, pillar, pillar_pcre, pillar_exact: subdict_match
 //     from salt/utils/data.py, including its quirks: values and patterns
