@@ -40,7 +40,7 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 				return nil, err
 			}
 			if !hashable(kv) {
-				if u, ok := kv.(*undefined); ok && r.strict {
+				if u, ok := kv.(*undefined); ok && r.strictFor(u) {
 					return nil, u.err()
 				}
 				return nil, typeErr("unhashable type: '%s'", typeName(kv))
@@ -123,7 +123,7 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 			return r.eval(e.then, f)
 		}
 		if e.orelse == nil {
-			return &undefined{hint: "the inline if-expression on line " + itoa(e.line) + " evaluated to false and no else section was defined."}, nil
+			return &undefined{lenient: true, hint: "the inline if-expression on line " + itoa(e.line) + " evaluated to false and no else section was defined."}, nil
 		}
 		return r.eval(e.orelse, f)
 	case *concatExpr:
@@ -216,19 +216,11 @@ func (r *runner) evalCompare(e *compareExpr, f *frame) (any, error) {
 }
 
 func (r *runner) compareOp(op string, l, rv any) (bool, error) {
-	if r.strict {
-		if u, ok := l.(*undefined); ok && op != "==" && op != "!=" {
-			return false, u.err()
-		}
-		if u, ok := rv.(*undefined); ok && op != "==" && op != "!=" {
-			return false, u.err()
-		}
-		if u, ok := l.(*undefined); ok {
-			return false, u.err()
-		}
-		if u, ok := rv.(*undefined); ok {
-			return false, u.err()
-		}
+	if u, ok := l.(*undefined); ok && r.strictFor(u) {
+		return false, u.err()
+	}
+	if u, ok := rv.(*undefined); ok && r.strictFor(u) {
+		return false, u.err()
 	}
 	switch op {
 	case "==":
@@ -281,7 +273,7 @@ func (r *runner) getitem(obj, key any) (any, error) {
 		return nil, u.err()
 	}
 	if _, ok := obj.(*ordered.Map); ok && !hashable(key) {
-		if u, ok := key.(*undefined); ok && r.strict {
+		if u, ok := key.(*undefined); ok && r.strictFor(u) {
 			return nil, u.err()
 		}
 		return nil, typeErr("unhashable type: '%s'", typeName(key))

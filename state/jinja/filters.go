@@ -104,7 +104,7 @@ func (r *runner) applyFilter(fl *filterExpr, v any, f *frame) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u, isU := v.(*undefined); isU && r.strict && !undefinedOK[fl.name] {
+	if u, isU := v.(*undefined); isU && r.strictFor(u) && !undefinedOK[fl.name] {
 		return nil, u.err()
 	}
 	return fn(r, v, args, kw)
@@ -369,7 +369,7 @@ func fGroupby(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 		if keys[i], err = keyOf(it); err != nil {
 			return nil, err
 		}
-		if u, ok := keys[i].(*undefined); ok && r.strict {
+		if u, ok := keys[i].(*undefined); ok && r.strictFor(u) {
 			return nil, u.err()
 		}
 	}
@@ -566,7 +566,7 @@ func fMap(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 		return nil, &tplError{kind: kindSyntax, msg: "No filter named '" + name + "'."}
 	}
 	for _, it := range items {
-		if u, isU := it.(*undefined); isU && r.strict && !undefinedOK[name] {
+		if u, isU := it.(*undefined); isU && r.strictFor(u) && !undefinedOK[name] {
 			return nil, u.err()
 		}
 		x, err := fn(r, it, args[1:], kw)
@@ -778,16 +778,31 @@ func fSort(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 	rev, _ := r.truthy(arg(args, kw, 0, "reverse", false))
 	cs, _ := r.truthy(arg(args, kw, 1, "case_sensitive", false))
 	attr := arg(args, kw, 2, "attribute", nil)
+	// Jinja's make_multi_attrgetter: "a,b" sorts by a, then b.
+	attrs := []any{attr}
+	if s, ok := attr.(string); ok && strings.Contains(s, ",") {
+		attrs = attrs[:0]
+		for _, part := range strings.Split(s, ",") {
+			attrs = append(attrs, part)
+		}
+	}
 	var keyErr error
 	key := func(x any) any {
-		k, err := r.attrPath(x, attr)
-		if err != nil && keyErr == nil {
-			keyErr = err
+		var parts tuple
+		for _, a := range attrs {
+			k, err := r.attrPath(x, a)
+			if err != nil && keyErr == nil {
+				keyErr = err
+			}
+			if s, ok := k.(string); ok && !cs {
+				k = strings.ToLower(s)
+			}
+			parts = append(parts, k)
 		}
-		if s, ok := k.(string); ok && !cs {
-			return strings.ToLower(s)
+		if len(parts) == 1 {
+			return parts[0]
 		}
-		return k
+		return parts
 	}
 	if err := sortValues(items, key, rev); err != nil {
 		return nil, err

@@ -494,7 +494,7 @@ func (r *runner) formatValue(v any, specStr string) (string, error) {
 		n, _ := asInt(x)
 		v = n
 	case *undefined:
-		if r.strict {
+		if r.strictFor(x) {
 			return "", x.err()
 		}
 	}

@@ -67,7 +67,7 @@ func builtinRange(_ *runner, args []any, _ *ordered.Map) (any, error) {
 	var out []any
 	for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
 		if len(out) >= maxRange {
-			return nil, &tplError{kind: kindSyntax, msg: "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."}
+			return nil, runtimeErr("Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).")
 		}
 		out = append(out, i)
 	}

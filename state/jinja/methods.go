@@ -71,7 +71,7 @@ func argN(name string, args []any, min, max int) error {
 
 func (r *runner) callMethod(recv any, name string, args []any, kw *ordered.Map) (any, error) {
 	for _, a := range args {
-		if u, ok := a.(*undefined); ok && r.strict && name != "get" && name != "append" && name != "setdefault" {
+		if u, ok := a.(*undefined); ok && r.strictFor(u) && name != "get" && name != "append" && name != "setdefault" {
 			return nil, u.err()
 		}
 	}

@@ -24,7 +24,7 @@ func (s *saltProxy) call(r *runner, args []any, kw *ordered.Map) (any, error) {
 	}
 	xargs := make([]any, len(args))
 	for i, a := range args {
-		if u, ok := a.(*undefined); ok && r.strict {
+		if u, ok := a.(*undefined); ok && r.strictFor(u) {
 			return nil, u.err()
 		}
 		xargs[i] = export(a)
@@ -32,7 +32,7 @@ func (s *saltProxy) call(r *runner, args []any, kw *ordered.Map) (any, error) {
 	xkw := ordered.New()
 	var uerr error
 	kw.Range(func(k, v any) bool {
-		if u, ok := v.(*undefined); ok && r.strict {
+		if u, ok := v.(*undefined); ok && r.strictFor(u) {
 			uerr = u.err()
 			return false
 		}

@@ -102,7 +102,7 @@ func tSequence(r *runner, v any, _ []any) (bool, error) {
 	case string, *pyList, tuple, *ordered.Map:
 		return true, nil
 	case *undefined:
-		if r.strict {
+		if r.strictFor(x) {
 			return false, x.err()
 		}
 		return true, nil
@@ -115,7 +115,7 @@ func tIterable(r *runner, v any, _ []any) (bool, error) {
 	case string, *pyList, tuple, *ordered.Map:
 		return true, nil
 	case *undefined:
-		if r.strict {
+		if r.strictFor(x) {
 			return false, x.err()
 		}
 		return true, nil

@@ -77,7 +77,13 @@ type undefined struct {
 	hint   string
 	intKey bool
 	key    any
+	// lenient marks jinja2.Undefined inside a strict environment.
+	lenient bool
 }
+
+// strictFor reports whether using u fails: under StrictUndefined, except
+// for the plain Undefined Jinja always uses for an inline if without else.
+func (r *runner) strictFor(u *undefined) bool { return r.strict && !u.lenient }
 
 func (u *undefined) message() string {
 	switch {
@@ -97,8 +103,19 @@ func (u *undefined) err() error {
 
 // objectTypeRepr mirrors jinja2.utils.object_type_repr.
 func objectTypeRepr(v any) string {
-	if v == nil {
+	switch v.(type) {
+	case nil:
 		return "None"
+	case *namespace:
+		return "jinja2.utils.Namespace object"
+	case *cyclerObj:
+		return "jinja2.utils.Cycler object"
+	case *module:
+		return "jinja2.runtime.TemplateModule object"
+	case *loopObj:
+		return "jinja2.runtime.LoopContext object"
+	case *macro:
+		return "jinja2.runtime.Macro object"
 	}
 	return typeName(v) + " object"
 }
@@ -169,7 +186,7 @@ func (r *runner) truthy(v any) (bool, error) {
 	case *dictView:
 		return len(x.items) > 0, nil
 	case *undefined:
-		if r.strict {
+		if r.strictFor(x) {
 			return false, x.err()
 		}
 		return false, nil
@@ -184,7 +201,7 @@ func (r *runner) toStr(v any) (string, error) {
 	case string:
 		return x, nil
 	case *undefined:
-		if r.strict {
+		if r.strictFor(x) {
 			return "", x.err()
 		}
 		return "", nil
@@ -359,7 +376,7 @@ func (r *runner) iterate(v any) ([]any, error) {
 		}
 		return out, nil
 	case *undefined:
-		if r.strict {
+		if r.strictFor(x) {
 			return nil, x.err()
 		}
 		return nil, nil
@@ -537,7 +554,7 @@ func (r *runner) contains(container, item any) (bool, error) {
 		s, _ := item.(string)
 		return c.has(r, s), nil
 	case *undefined:
-		if r.strict {
+		if r.strictFor(c) {
 			return false, c.err()
 		}
 		return false, nil

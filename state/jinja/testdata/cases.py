@@ -353,3 +353,31 @@ CASES += [
     dict(name="s_err_dict_attr_default_chain", template="{{ pillar.a.b|default('d') }}", vars={"pillar": {}}),
     dict(name="s_err_load_json_bad", template="{{ '{bad'|load_json }}"),
 ]
+
+CASES += [
+    dict(name="t_sort_multi_attr", template="{{ users|sort(attribute='age,name')|map(attribute='name')|join(',') }}", vars={"users": [{"name": "c", "age": 30}, {"name": "b", "age": 20}, {"name": "a", "age": 30}]}),
+    dict(name="t_err_inline_if_undefined", template="{{ 'a' if false }}"),
+    dict(name="t_inline_if_undefined_lenient", template="[{{ 'a' if false }}]", allow_undefined=True),
+    dict(name="t_err_namespace_attr", template="{% set ns = namespace() %}{{ ns.missing }}"),
+    dict(name="t_err_range_big", template="{{ range(1000000)|length }}"),
+    dict(name="t_lenient_undefined_ops", template="[{{ x|length }}][{{ x|default('d') }}][{{ x|list }}][{{ x is defined }}][{{ 'a' ~ x }}]", allow_undefined=True),
+    dict(name="t_err_lenient_attr_of_undefined", template="{{ x.y }}", allow_undefined=True),
+    dict(name="t_string_escape_octal_unicode", template="{{ 'A\\x41\\u0041' }} {{ 'tab:\\t:' }}"),
+    dict(name="t_dict_literal_trailing_comma", template="{{ {'a': 1,} }} {{ [1, 2,] }} {{ (1, 2,) }}"),
+    dict(name="t_multiline_tag", template="{% set d = {\n  'a': 1,\n  'b': [\n    2,\n  ],\n} %}\n{{ d }}\n"),
+    dict(name="t_err_multiline_tag", template="{% set d = {\n  'a': 1,\n  'b': nope.x,\n} %}\n{{ d }}\n"),
+    dict(name="t_map_jinja_filter_by_pattern", template="""{% set lookup = {
+    'Debian': {'pkg': 'apache2', 'svc': 'apache2'},
+    'RedHat': {'pkg': 'httpd', 'svc': 'httpd'},
+} %}
+{% set apache = lookup.get(grains.os_family, lookup['Debian']) %}
+{% do apache.update(pillar.get('apache', {})) %}
+{{ apache.pkg }}/{{ apache.svc }}
+""", vars=G),
+    dict(name="t_ws_control_sls", template="""base:
+  '*':
+{%- for s in ['a', 'b'] %}
+    - {{ s }}
+{%- endfor %}
+""")
+]
