@@ -1,7 +1,10 @@
 package target
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
+	"os"
 	"testing"
 )
 
@@ -138,5 +141,50 @@ func TestCompoundErrorWrapsPatternError(t *testing.T) {
 	var pe *PatternError
 	if !errors.As(err, &pe) || pe.Kind != PCRE {
 		t.Errorf("error = %v, want it to wrap a pcre *PatternError", err)
+	}
+}
+
+// testdata/compound_eval.jsonl pairs random word sequences over four
+// targets (web* and G@os:Debian true for web1, db* and G@os:Ubuntu false)
+// with what CPython's eval() makes of the string Salt's compound_match
+// builds from them ("error" when eval raises). Brine is stricter in two
+// places Python's eval can short-circuit past: "( )" (an empty tuple) and
+// a target or ")" followed by "(" (a call of True or False), which are
+// marked "error" even where eval happens not to reach them ("web* or
+// db* ( )"). Compile must reject exactly the errors and Match must agree
+// on the rest.
+func TestCompoundAgainstPythonEval(t *testing.T) {
+	f, err := os.Open("testdata/compound_eval.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := testMinion("web1")
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		var row [2]any
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		expr := row[0].(string)
+		c, err := Compile(expr, Compound, Options{})
+		if row[1] == "error" {
+			if err == nil {
+				t.Errorf("Compile(%q) succeeded, Salt's eval fails", expr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Compile(%q): %v", expr, err)
+			continue
+		}
+		if got, want := c.Match(m), row[1].(bool); got != want {
+			t.Errorf("%q = %v, want %v", expr, got, want)
+		}
+		n++
+	}
+	if n < 1000 {
+		t.Fatalf("only %d valid expressions read", n)
 	}
 }
