@@ -70,8 +70,12 @@ func strList(l []string) []any {
 }
 
 // stateRetcode is _set_retcode: 2 unless check_result passes.
-func stateRetcode(env *modules.Env, ret *ordered.Map) {
-	if checkResult(ret, false) {
+func stateRetcode(env *modules.Env, ret *ordered.Map) { stateRetcodeHigh(env, ret, nil) }
+
+// stateRetcodeHigh is _set_retcode with the high data, so that a failure
+// handled by an onfail state with onfail_stop: False does not count.
+func stateRetcodeHigh(env *modules.Env, ret, high *ordered.Map) {
+	if checkResult(ret, false, high) {
 		setRetcode(env, exOK)
 	} else {
 		setRetcode(env, exStateFailure)
@@ -81,7 +85,7 @@ func stateRetcode(env *modules.Env, ret *ordered.Map) {
 // checkResult is salt/utils/state.py check_result: false for an empty
 // mapping, a false result, or (at the top) a value that is not a mapping
 // (a list for __extend__).
-func checkResult(running *ordered.Map, recurse bool) bool {
+func checkResult(running *ordered.Map, recurse bool, high *ordered.Map) bool {
 	if running.Len() == 0 {
 		return false
 	}
@@ -101,12 +105,98 @@ func checkResult(running *ordered.Map, recurse bool) bool {
 			if has && res == false {
 				ok = false
 			} else if !has {
-				ok = checkResult(m, true)
+				ok = checkResult(m, true, high)
 			}
+		}
+		if !ok {
+			ok = onfailHandled(ordered.KeyString(k), running, high)
 		}
 		return ok
 	})
 	return ok
+}
+
+// onfailHandled is check_onfail_requisites: a failed state counts as
+// handled when an onfail state with onfail_stop: False targets it and
+// none of those handlers failed.
+func onfailHandled(tag string, running, high *ordered.Map) bool {
+	if high == nil {
+		return false
+	}
+	parts := strings.Split(tag, "_|-")
+	id, mod := tag, ""
+	if len(parts) == 4 {
+		mod, id = parts[0], parts[1]
+	}
+	type handler struct{ id, mod string }
+	var handlers []handler
+	high.Range(func(fid, bv any) bool {
+		b, ok := bv.(*ordered.Map)
+		if !ok || ordered.KeyString(fid) == id {
+			return true
+		}
+		b.Range(func(fmod, fv any) bool {
+			l, ok := fv.([]any)
+			name := ordered.KeyString(fmod)
+			if !ok || strings.HasPrefix(name, "__") || !stopDisabled(l) {
+				return true
+			}
+			for _, arg := range l {
+				am, ok := arg.(*ordered.Map)
+				if !ok {
+					continue
+				}
+				reqs, _ := am.Value("onfail").([]any)
+				for _, r := range reqs {
+					rm, ok := r.(*ordered.Map)
+					if !ok {
+						continue
+					}
+					rm.Range(func(rk, rv any) bool {
+						if ordered.KeyString(rv) == id && (mod == "" || ordered.KeyString(rk) == mod) {
+							handlers = append(handlers, handler{ordered.KeyString(fid), name})
+						}
+						return true
+					})
+				}
+			}
+			return true
+		})
+		return true
+	})
+	if len(handlers) == 0 {
+		return false
+	}
+	var nret any
+	for _, h := range handlers {
+		running.Range(func(k, v any) bool {
+			p := strings.Split(ordered.KeyString(k), "_|-")
+			if len(p) != 4 || p[0] != h.mod || p[1] != h.id {
+				return true
+			}
+			if m, ok := v.(*ordered.Map); ok {
+				if r, ok := m.Value("result").(bool); ok {
+					nret = r
+					if !r {
+						return false
+					}
+				}
+			}
+			return true
+		})
+	}
+	return nret == true
+}
+
+func stopDisabled(l []any) bool {
+	for _, a := range l {
+		if m, ok := a.(*ordered.Map); ok {
+			if v, ok := m.Get("onfail_stop"); ok && v == false {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (m *module) apply(ctx context.Context, c *modules.Call) (any, error) {
@@ -177,7 +267,7 @@ func (j *job) callHigh(ctx context.Context, high *ordered.Map) (any, error) {
 		return strList(errs), nil
 	}
 	out := res.Map()
-	stateRetcode(j.env, out)
+	stateRetcodeHigh(j.env, out, high)
 	return out, nil
 }
 
