@@ -56,6 +56,7 @@ func privateDirs(u loginUser) []privateDir {
 		{InHost: u.Home, Backing: "home", Mode: 0o755, Owner: true},
 		{InHost: "/etc/sudoers.d", Backing: "sudoers.d", Mode: 0o755},
 		{InHost: "/etc/hosts", Backing: "hosts", Mode: 0o644, File: true},
+		{InHost: "/etc/resolv.conf", Backing: "resolv.conf", Mode: 0o644, File: true},
 	}
 }
 
@@ -96,7 +97,11 @@ func (c *Cluster) prepareHost(h *hostState, clientPub []byte) error {
 func (c *Cluster) makePrivate(h *hostState, pd privateDir) error {
 	p := filepath.Join(h.path("fs"), pd.Backing)
 	if pd.File {
-		return os.WriteFile(p, []byte(c.hostsFile(h)), pd.Mode)
+		body := c.hostsFile(h)
+		if pd.InHost == "/etc/resolv.conf" {
+			body = resolvConf
+		}
+		return os.WriteFile(p, []byte(body), pd.Mode)
 	}
 	if err := os.Mkdir(p, pd.Mode); err != nil {
 		return err
@@ -134,6 +139,12 @@ func copySkel(dst string, u loginUser) error {
 	}
 	return nil
 }
+
+// resolvConf is every host's /etc/resolv.conf: no name server, so a DNS
+// lookup on a host (fqdn grains, sudo) fails at once on its own loopback
+// instead of waiting on packets to the machine's resolver, which test
+// hosts must never reach; names resolve from the private /etc/hosts.
+const resolvConf = "# testhosts: no name server; names come from /etc/hosts\noptions timeout:1 attempts:1\n"
 
 // hostsFile is the host's private /etc/hosts: its own name on 127.0.1.1 (so
 // sudo can resolve the hostname) and every host of the cluster by ID.

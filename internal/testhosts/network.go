@@ -53,13 +53,14 @@ func setupHostLinks(ctx context.Context, c, n int) error {
 	return ipBatch(ctx, lines)
 }
 
-// setupHostAddr configures host i's side: loopback, eth0 with its address and
-// a default route through the bridge.
+// setupHostAddr configures host i's side: loopback and eth0 with its
+// address. There is deliberately no default route: a host reaches the
+// controller and the other hosts on its /24 and nothing else, so no test
+// can send traffic anywhere but the harness's own addresses.
 func setupHostAddr(ctx context.Context, c, i int) error {
 	return ipBatch(ctx, []string{
 		"link set lo up",
 		fmt.Sprintf("addr add %s/24 dev eth0", hostIP(c, i)),
 		"link set eth0 up",
-		"route add default via " + bridgeIP(c),
 	}, "-n", netnsName(c, i))
 }

@@ -1,0 +1,218 @@
+// Command sshbench measures salt-ssh side by side with its peers on the
+// same real sshd hosts in one run: Brine's salt-ssh (warm and cold), a
+// minimal Go x/crypto/ssh floor, OpenSSH through xargs -P, and Ansible
+// from Debian, all at the same parallelism. For every command it records
+// wall time, controller CPU (user+sys of the process tree) and peak RSS,
+// and prints medians and ratios to the floor as a Markdown table.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/brinesalt/brine/internal/testhosts"
+)
+
+type sample struct {
+	wall, cpu time.Duration
+	rssKB     int64
+}
+
+type scenario struct {
+	name  string
+	cmd   []string
+	env   []string
+	prep  func() error // untimed, before each repetition
+	reps  int
+	peer  string // what the row is compared against
+	floor bool
+}
+
+func main() {
+	sizes := flag.String("hosts", "10,50,100", "host counts")
+	bin := flag.String("bin", "bin", "directory with salt-ssh, salt-thin-linux-*")
+	floorBin := flag.String("floor", "", "gofloor binary")
+	reps := flag.Int("reps", 5, "repetitions of each fast command")
+	ansibleReps := flag.Int("ansible-reps", 3, "repetitions of each Ansible command")
+	par := flag.Int("P", 100, "parallelism for every tool")
+	flag.Parse()
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			fatal(err)
+		}
+		if err := benchSize(n, *bin, *floorBin, *reps, *ansibleReps, *par); err != nil {
+			fatal(err)
+		}
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "sshbench:", err)
+	os.Exit(1)
+}
+
+func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "sshbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	c, err := testhosts.Start(ctx, testhosts.Config{N: n, Dir: filepath.Join(work, "hosts")})
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	files, err := writeInputs(work, c)
+	if err != nil {
+		return err
+	}
+	saltSSH := func(args ...string) []string {
+		return append([]string{filepath.Join(bin, "salt-ssh"), "-c", files.etc, "--max-procs", strconv.Itoa(par), "--out", "json"}, args...)
+	}
+	command := func(argv []string) *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }
+	wipe := func() error { return command(saltSSH("-r", "*", "rm -rf /var/tmp/.brine_*_salt")).Run() }
+	sshCmd := fmt.Sprintf("ssh -q -i %s -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=%s %s@{} true",
+		c.KeyPath(), c.KnownHostsPath(), c.User())
+	ansible := func(args ...string) []string {
+		return append([]string{"ansible", "all", "-i", files.inventory, "-f", strconv.Itoa(par), "-o"}, args...)
+	}
+	ansibleEnv := []string{"ANSIBLE_HOST_KEY_CHECKING=False", "ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3",
+		"ANSIBLE_LOCAL_TEMP=" + filepath.Join(work, "ansible-tmp"), "ANSIBLE_SSH_ARGS=-o ControlMaster=no"}
+	scenarios := []scenario{
+		{name: "Go floor: connect + run `true`", cmd: []string{floorBin, "-hosts", files.hosts, "-key", c.KeyPath(), "-user", c.User(), "-P", strconv.Itoa(par)}, reps: reps, floor: true},
+		{name: "Brine salt-ssh test.ping (cold: thin upload)", cmd: saltSSH("*", "test.ping"), prep: wipe, reps: reps},
+		{name: "Brine salt-ssh test.ping (warm)", cmd: saltSSH("*", "test.ping"), reps: reps},
+		{name: "Brine salt-ssh cmd.run 'uname -r' (warm)", cmd: saltSSH("*", "cmd.run", "uname -r"), reps: reps},
+		{name: "OpenSSH: xargs -P ssh host true", cmd: []string{"sh", "-c", fmt.Sprintf("xargs -P %d -I{} %s < %s", par, sshCmd, files.ips)}, reps: reps},
+		{name: "Ansible -m ping", cmd: ansible("-m", "ping"), env: ansibleEnv, reps: ansibleReps},
+		{name: "Ansible -m command -a 'uname -r'", cmd: ansible("-m", "command", "-a", "uname -r"), env: ansibleEnv, reps: ansibleReps},
+	}
+	// Warm the thin binary once so the warm rows start warm.
+	if out, err := command(saltSSH("*", "test.ping")).CombinedOutput(); err != nil {
+		return fmt.Errorf("warm-up: %v: %s", err, out)
+	}
+	fmt.Printf("\n### %d hosts (parallelism %d, medians of the repetitions)\n\n", n, par)
+	fmt.Println("| command | wall | × floor | CPU | CPU/host | × floor | peak RSS |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	var floor sample
+	for _, s := range scenarios {
+		if _, err := exec.LookPath(s.cmd[0]); err != nil {
+			fmt.Printf("| %s | not run: %s not installed | | | | | |\n", s.name, s.cmd[0])
+			continue
+		}
+		m, err := measure(s)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if s.floor {
+			floor = m
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %.1f MB |\n", s.name, ms(m.wall), ratio(m.wall, floor.wall),
+			ms(m.cpu), ms(m.cpu/time.Duration(n)), ratio(m.cpu, floor.cpu), float64(m.rssKB)/1024)
+	}
+	return nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+func ratio(a, b time.Duration) string {
+	if b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", float64(a)/float64(b))
+}
+
+// measure runs s.reps times and returns the median of each figure.
+func measure(s scenario) (sample, error) {
+	var all []sample
+	for range s.reps {
+		if s.prep != nil {
+			if err := s.prep(); err != nil {
+				return sample{}, fmt.Errorf("prepare: %w", err)
+			}
+		}
+		cmd := exec.Command(s.cmd[0], s.cmd[1:]...)
+		cmd.Env = append(os.Environ(), s.env...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			return sample{}, err
+		}
+		if err != nil {
+			return sample{}, fmt.Errorf("%v: %s", err, tail(stderr.String()))
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		all = append(all, sample{wall: wall, cpu: cpu, rssKB: ru.Maxrss})
+	}
+	return median(all), nil
+}
+
+func tail(s string) string {
+	if len(s) > 600 {
+		return s[len(s)-600:]
+	}
+	return s
+}
+
+func median(xs []sample) sample {
+	pick := func(get func(sample) int64) int64 {
+		v := make([]int64, len(xs))
+		for i, x := range xs {
+			v[i] = get(x)
+		}
+		sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+		return v[len(v)/2]
+	}
+	return sample{
+		wall:  time.Duration(pick(func(s sample) int64 { return int64(s.wall) })),
+		cpu:   time.Duration(pick(func(s sample) int64 { return int64(s.cpu) })),
+		rssKB: pick(func(s sample) int64 { return s.rssKB }),
+	}
+}
+
+type inputs struct{ etc, hosts, ips, inventory string }
+
+// writeInputs gives every tool the same hosts: a Brine master config and
+// roster, a host:port list for the floor, an address list for ssh, and an
+// Ansible INI inventory.
+func writeInputs(work string, c *testhosts.Cluster) (inputs, error) {
+	in := inputs{etc: filepath.Join(work, "etc"), hosts: filepath.Join(work, "hosts.txt"),
+		ips: filepath.Join(work, "ips.txt"), inventory: filepath.Join(work, "inventory.ini")}
+	if err := os.MkdirAll(in.etc, 0o700); err != nil {
+		return in, err
+	}
+	master := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n",
+		work, work, c.KnownHostsPath(), c.RosterPath())
+	var hosts, ips, inv strings.Builder
+	inv.WriteString("[all]\n")
+	for _, h := range c.Hosts() {
+		fmt.Fprintf(&hosts, "%s\n", h.Addr)
+		fmt.Fprintf(&ips, "%s\n", h.IP)
+		fmt.Fprintf(&inv, "%s ansible_host=%s ansible_port=%d ansible_user=%s ansible_ssh_private_key_file=%s ansible_become=true\n",
+			h.ID, h.IP, h.Port, c.User(), c.KeyPath())
+	}
+	for path, body := range map[string]string{filepath.Join(in.etc, "master"): master, in.hosts: hosts.String(),
+		in.ips: ips.String(), in.inventory: inv.String()} {
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
