@@ -64,9 +64,16 @@
 // parentheses, a dangling operator, two targets without an operator, an
 // unknown X@ engine, a bad pattern); nodegroup trouble is a
 // *NodegroupError wrapping ErrUnknownNodegroup or ErrNodegroupLoop; a bad
-// regular expression, CIDR or grain expression is a *PatternError. The
-// range matcher (R@) and the data matcher wrap ErrUnsupported. For valid
-// expressions Match returns what Salt would.
+// pcre (E@) regular expression, CIDR (S@) or a grain/pillar expression
+// without its delimiter is a *PatternError. One exception follows Salt:
+// an invalid regular expression in a grain_pcre or pillar_pcre value only
+// fails to match, because subdict_match logs it and tries the other ways
+// of splitting the expression. Python regex syntax that RE2 cannot run
+// wraps ErrUnsupportedRegex wherever it appears; the range matcher (R@)
+// and the data matcher wrap ErrUnsupported. For valid expressions Match
+// returns what Salt would; testdata holds reference results computed by
+// CPython (fnmatch, re, eval of compound strings) and by Salt's own
+// subdict_match.
 //
 // Not modelled: the master's "greedy" mode for minions without cached
 // grains (the caller decides which minions to offer), and a few Unicode

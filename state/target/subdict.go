@@ -1,6 +1,7 @@
 package target
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 
@@ -62,7 +63,8 @@ type dictMatcher struct {
 // subdictCompiler memoizes the pieces of a subdict tree: the recursion
 // of _dict_match revisits the same suffixes of the expression.
 type subdictCompiler struct {
-	mode  subdictMode
+	mode        subdictMode
+	unsupported error // the first pattern RE2 cannot run, if any
 	subs  map[[2]string]*subdict
 	dicts map[string]*dictMatcher
 	leafs map[string]*leafMatcher
@@ -142,6 +144,9 @@ func (c *subdictCompiler) leaf(pattern string) *leafMatcher {
 		l.isAll = l.pat == "*"
 	case modeRegex:
 		l.re, l.err = compilePyRegex(l.pat)
+		if errors.Is(l.err, ErrUnsupportedRegex) && c.unsupported == nil {
+			c.unsupported = l.err
+		}
 	}
 	c.leafs[pattern] = l
 	return l

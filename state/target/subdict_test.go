@@ -59,6 +59,10 @@ func TestSubdictMatchers(t *testing.T) {
 		{"pcre nested", GrainPCRE, "env:name:pr(od|e)", "", true},
 		// subdict_match lowercases the pattern too, so \D becomes \d.
 		{"pcre pattern lowercased", GrainPCRE, "os:\\D+", "", false},
+		// An invalid regex never matches (Salt logs it), but "*" still
+		// matches a dict value without being compiled.
+		{"pcre invalid", GrainPCRE, "os:(", "", false},
+		{"pcre star on dict", GrainPCRE, "ip_interfaces:*", "", true},
 
 		{"pillar glob", Pillar, "role:web", "", true},
 		{"pillar nested glob", Pillar, "app:version:1.2.*", "", true},
@@ -89,9 +93,9 @@ func TestSubdictErrors(t *testing.T) {
 		expr string
 	}{
 		{Grain, "os"},
-		{GrainPCRE, "os:("},
 		{GrainPCRE, "os:(?=d)"},
 		{PillarPCRE, "role:a++"},
+		{GrainPCRE, "env:name:x(?<=y)"},
 	}
 	for _, tt := range tests {
 		_, err := Compile(tt.expr, tt.kind, Options{})

@@ -195,11 +195,10 @@ func compileSubdictMatcher(expr string, kind Kind, delim string) (Matcher, error
 	}
 	c := newSubdictCompiler(mode)
 	sd := c.subdict(expr, delim)
-	// Of the ways to split the expression, the one at the first delimiter
-	// is what the user meant; report its pattern if it cannot compile.
-	// The others fail silently as in Salt.
-	if last := sd.cands[len(sd.cands)-1]; last.leaf.err != nil {
-		return nil, &PatternError{Kind: kind, Pattern: expr, Msg: "invalid value pattern", Err: last.leaf.err}
+	// A pattern Python rejects just never matches, as Salt logs it and
+	// moves on; one Python accepts but RE2 cannot run is an error.
+	if c.unsupported != nil {
+		return nil, &PatternError{Kind: kind, Pattern: expr, Msg: "unsupported value pattern", Err: c.unsupported}
 	}
 	return subdictMatcher{pillar: strings.HasPrefix(string(kind), "pillar"), sd: sd}, nil
 }
