@@ -65,9 +65,9 @@ type dictMatcher struct {
 type subdictCompiler struct {
 	mode        subdictMode
 	unsupported error // the first pattern RE2 cannot run, if any
-	subs  map[[2]string]*subdict
-	dicts map[string]*dictMatcher
-	leafs map[string]*leafMatcher
+	subs        map[[2]string]*subdict
+	dicts       map[string]*dictMatcher
+	leafs       map[string]*leafMatcher
 }
 
 func newSubdictCompiler(mode subdictMode) *subdictCompiler {
