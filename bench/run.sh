@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# bench/run.sh BIN: side-by-side benchmarks on real sshd test hosts.
+# Prints Markdown tables; docs/BENCHMARKS.md records a run with its date.
+set -euo pipefail
+bin=$(cd "$1" && pwd)
+cd "$(dirname "$0")/.."
+go build -o "$bin/gofloor" ./bench/gofloor
+go build -o "$bin/sshbench" ./bench/sshbench
+echo "# salt-ssh side by side — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "thin binary: $(stat -c %s "$bin"/salt-thin-linux-amd64) bytes on disk, $(gzip -9c "$bin"/salt-thin-linux-amd64 | wc -c) bytes gzipped (on the wire)"
+"$bin/sshbench" -hosts "${BENCH_HOSTS:-10,50,100}" -bin "$bin" -floor "$bin/gofloor" \
+	-reps "${BENCH_REPS:-5}" -ansible-reps "${BENCH_ANSIBLE_REPS:-3}"
