@@ -14,6 +14,7 @@ import (
 	"os/user"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -67,6 +68,11 @@ func Run(ctx context.Context, s Spec) (Output, error) {
 		return Output{}, err
 	}
 	cmd.Dir = cwd
+	// Run in its own process group so that a timeout or cancellation
+	// stops the whole command, not only the shell.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	env, err := environ(s.Env)
 	if err != nil {
 		return Output{}, err
