@@ -30,15 +30,35 @@
 //
 // Inside the engine values are Brine's model (nil, bool, int, float64,
 // string, *ordered.Map) with lists held as *pyList so that appends are
-// shared as in Python, plus tuples, namespaces, macros, loop objects and
-// undefined values. Vars are deep-copied in; values handed to the Salt
-// caller are converted back to the model ([]any, *ordered.Map).
+// shared as in Python, plus tuples, dict views, namespaces, macros, loop
+// objects and undefined values. Vars are deep-copied in once per Render
+// (the template sees one shared copy, as globals and as the context, but
+// never mutates the caller's data); values handed to the Salt caller are
+// converted back to the model ([]any, *ordered.Map).
+//
+// # Errors
+//
+// Every failure is an *Error whose Msg carries Salt's prefix and whose
+// Error() is SaltRenderError's text: "Jinja variable 'x' is undefined;
+// line 3" followed by the excerpt. A failure inside an imported or
+// included template names that template and line in Msg and leaves Line
+// at 0, as Salt does. Error unwraps to the cause (a SaltCaller error,
+// ErrTemplateNotFound, a context error).
 //
 // # Known differences from Salt
 //
-//   - Strings are UTF-8; Python's bytes (json_encode_dict in Python 3
-//     yields bytes) are not modelled: those filters return their input.
-//   - Regular expressions use Go's RE2: no backreferences or lookaround.
-//   - The sandbox's attribute rules are reduced to "names starting with
-//     an underscore are undefined".
+//   - Integers are 64-bit, not Python's unbounded ints.
+//   - Strings are UTF-8; Python's bytes are not modelled: json_encode_dict
+//     and friends (which yield bytes in Salt on Python 3) return their
+//     input.
+//   - Regular expressions use Go's RE2: no backreferences or lookaround
+//     in regex_search, regex_match, regex_replace and the match test.
+//   - The sandbox's attribute rules are reduced to "names starting with an
+//     underscore are undefined"; Python attributes beyond the common
+//     methods of dict, list, str and loop objects do not exist.
+//   - strftime parses a few common date layouts itself instead of
+//     timelib.
+//   - Filters absent here: xml, dict_to_sls_yaml_params, the network and
+//     file filters (ipaddr, is_ip, file_hashsum, ...), http_query,
+//     random_*, json_query, combinations and the other itertools.
 package jinja

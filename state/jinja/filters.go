@@ -98,7 +98,8 @@ func arg(args []any, kw *ordered.Map, i int, name string, def any) any {
 func (r *runner) applyFilter(fl *filterExpr, v any, f *frame) (any, error) {
 	fn, ok := filters[fl.name]
 	if !ok {
-		return nil, &tplError{kind: kindSyntax, msg: "No filter named '" + fl.name + "'.", line: fl.line}
+		// Only a filter in an if statement gets here (see checkNames).
+		return nil, &tplError{kind: kindSyntax, msg: "No filter named '" + fl.name + "' found.", line: fl.line}
 	}
 	args, kw, err := r.evalArgs(fl.args, fl.kwnames, fl.kwvals, fl.star, fl.dstar, f)
 	if err != nil {

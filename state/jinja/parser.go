@@ -27,6 +27,9 @@ func parse(src string, opts lexOptions) ([]node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNames(body); err != nil {
+		return nil, err
+	}
 	return body, nil
 }
 

@@ -76,7 +76,7 @@ func init() {
 func (r *runner) applyTest(t *testExpr, f *frame) (any, error) {
 	fn, ok := tests[t.name]
 	if !ok {
-		return nil, &tplError{kind: kindSyntax, msg: "No test named '" + t.name + "'.", line: t.line}
+		return nil, &tplError{kind: kindSyntax, msg: "No test named '" + t.name + "' found.", line: t.line}
 	}
 	v, err := r.eval(t.node, f)
 	if err != nil {

@@ -381,3 +381,12 @@ CASES += [
 {%- endfor %}
 """)
 ]
+
+CASES += [
+    dict(name="u_unknown_filter_in_if_not_run", template="{% if false %}{{ x|nosuch }}{% endif %}ok"),
+    dict(name="u_err_unknown_filter_in_if_run", template="{% if true %}{{ 1|nosuch }}{% endif %}"),
+    dict(name="u_err_unknown_filter_in_macro", template="{% macro m() %}{{ 1|nosuch }}{% endmacro %}ok"),
+    dict(name="u_err_unknown_filter_in_loop_in_if", template="{% if false %}{% for i in [] %}{{ i|nosuch }}{% endfor %}{% endif %}"),
+    dict(name="u_unknown_test_in_condexpr", template="{{ 1 if false and 1 is nosuch else 2 }}"),
+    dict(name="u_err_unknown_test", template="\n{{ 1 is nosuch }}"),
+]
