@@ -124,14 +124,45 @@ func (r *Runner) failed(low Chunk, tag string, reqs reqSet) {
 }
 
 // pullForward runs the requisites of low that have not run yet, then low
-// itself; a requisite that matches nothing fails low.
+// itself; a requisite that matches nothing fails low (the "unmet" branch
+// of call_chunk).
 func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth int) {
 	kinds := append([]string(nil), unmetKinds...)
 	if !truthy(low, "__prereq__") {
 		kinds = append(kinds, "prerequired")
 	}
-	lost := map[string][]any{}
+	found, lost := r.resolve(low, kinds)
+	if len(lost) > 0 {
+		ret := r.notRun(low, false, lostComment(lost, kinds), true)
+		ret.Delete("__state_ran__")
+		if truthy(low, "__prereq__") {
+			r.pre[tag] = ret
+		} else {
+			r.running.Set(tag, ret)
+		}
+		return
+	}
+	last, stop := r.runRequisites(ctx, low, tag, found)
+	if stop {
+		return
+	}
+	if truthy(low, "__prereq__") {
+		r.prereqRun(ctx, low, tag)
+	} else if depth+1 >= 20 {
+		r.running.Set(tag, r.recursive(low))
+	} else {
+		r.callChunk(ctx, low, depth+1)
+	}
+	if last != nil && r.checkFailhard(last) {
+		r.failhard = true
+	}
+}
+
+// resolve finds the chunks low's requisites name, marking prereq targets
+// for a test run, and the requisites that match nothing, by kind.
+func (r *Runner) resolve(low Chunk, kinds []string) ([]Chunk, map[string][]any) {
 	var found []Chunk
+	var lost map[string][]any
 	for _, kind := range kinds {
 		for _, req := range reqList(low, kind) {
 			key, val, ok := reqRef(req)
@@ -143,37 +174,29 @@ func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth i
 				if val == nil || !matches(c, key, val) {
 					continue
 				}
-				switch kind {
-				case "prereq":
+				switch {
+				case kind == "prereq":
 					c.Set("__prereq__", true)
-				case "prerequired":
-					if key != "sls" {
-						c.Set("__prerequired__", true)
-					}
+				case kind == "prerequired" && key != "sls":
+					c.Set("__prerequired__", true)
 				}
 				found = append(found, c)
 				hit = true
 			}
 			if !hit {
+				if lost == nil {
+					lost = map[string][]any{}
+				}
 				lost[kind] = append(lost[kind], req)
 			}
 		}
 	}
-	anyLost := false
-	for _, l := range lost {
-		anyLost = anyLost || len(l) > 0
-	}
-	if anyLost {
-		ret := r.notRun(low, false, lostComment(lost, kinds), true)
-		ret.Delete("__state_ran__")
-		if truthy(low, "__prereq__") {
-			r.pre[tag] = ret
-		} else {
-			r.running.Set(tag, ret)
-		}
-		return
-	}
-	var last Chunk
+	return found, lost
+}
+
+// runRequisites runs the found requisites that have not run. stop reports
+// that low must not run now: a requisite cycle, a fatal error or failhard.
+func (r *Runner) runRequisites(ctx context.Context, low Chunk, tag string, found []Chunk) (last Chunk, stop bool) {
 	for _, c := range found {
 		last = c
 		ct := states.Tag(c)
@@ -188,51 +211,45 @@ func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth i
 						r.pre[ct] = ret
 					}
 				}
-				return
+				return last, true
 			}
-			ret := ordered.FromPairs("changes", ordered.New(), "result", false,
-				"comment", "Recursive requisite found", "__run_num__", r.runNum)
-			for _, k := range []string{"__sls__", "__id__", "name"} {
-				ret.Set(k, low.Value(k))
-			}
-			r.running.Set(tag, ret)
+			r.running.Set(tag, r.recursive(low))
 			r.runNum++
-			return
+			return last, true
 		}
 		r.callChunk(ctx, c, 0)
 		if r.fatal != nil {
-			return
+			return last, true
 		}
 		if r.checkFailhard(c) {
 			r.failhard = true
-			return
+			return last, true
 		}
 	}
-	if truthy(low, "__prereq__") {
-		status, _ := r.checkRequisite(low, false)
-		ret := r.call(ctx, low, nil, 1)
-		if ret == nil {
-			return
-		}
-		r.pre[tag] = ret
-		if !changed(ret) && status == "change" {
-			ret.Set("changes", ordered.FromPairs("watch", "watch"))
-			ret.Set("result", nil)
-		}
-	} else {
-		depth++
-		if depth >= 20 {
-			ret := ordered.FromPairs("changes", ordered.New(), "result", false,
-				"comment", "Recursive requisite found", "__run_num__", r.runNum)
-			for _, k := range []string{"__sls__", "__id__", "name"} {
-				ret.Set(k, low.Value(k))
-			}
-			r.running.Set(tag, ret)
-		} else {
-			r.callChunk(ctx, low, depth)
-		}
+	return last, false
+}
+
+// prereqRun is the test-mode run of a prereq target once its own
+// requisites ran; a target whose watch fired counts as changing.
+func (r *Runner) prereqRun(ctx context.Context, low Chunk, tag string) {
+	status, _ := r.checkRequisite(low, false)
+	ret := r.call(ctx, low, nil, 1)
+	if ret == nil {
+		return
 	}
-	if last != nil && r.checkFailhard(last) {
-		r.failhard = true
+	r.pre[tag] = ret
+	if !changed(ret) && status == "change" {
+		ret.Set("changes", ordered.FromPairs("watch", "watch"))
+		ret.Set("result", nil)
 	}
+}
+
+// recursive is the return of a chunk caught in a requisite loop at run time.
+func (r *Runner) recursive(low Chunk) *ordered.Map {
+	ret := ordered.FromPairs("changes", ordered.New(), "result", false,
+		"comment", "Recursive requisite found", "__run_num__", r.runNum)
+	for _, k := range []string{"__sls__", "__id__", "name"} {
+		ret.Set(k, low.Value(k))
+	}
+	return ret
 }
