@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/grains"
@@ -62,6 +63,8 @@ type options struct {
 	outIndentSet bool
 	noColor      bool
 	forceColor   bool
+	version      bool
+	grains       bool
 }
 
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
@@ -80,6 +83,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.IntVar(&o.outIndent, "out-indent", 4, "indentation of json output")
 	fs.BoolVar(&o.noColor, "no-color", false, "disable colors")
 	fs.BoolVar(&o.forceColor, "force-color", false, "force colors")
+	fs.BoolVarP(&o.version, "version", "V", false, "print the Salt version Brine emulates")
+	fs.BoolVarP(&o.grains, "grains", "g", false, "print the grains and exit")
 	return fs
 }
 
@@ -93,7 +98,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	o.outIndentSet = fs.Changed("out-indent")
+	if o.version {
+		fmt.Fprintf(stdout, "salt-call %s (Brine %s)\n", version.Salt, version.Brine)
+		return 0
+	}
 	rest := fs.Args()
+	if o.grains {
+		rest = []string{"grains.items"}
+	}
 	if len(rest) == 0 {
 		fmt.Fprintln(stderr, "Usage: salt-call [options] <function> [arguments]")
 		return 2

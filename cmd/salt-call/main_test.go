@@ -27,8 +27,8 @@ func TestOptionTable(t *testing.T) {
 		got = append(got, s)
 	})
 	sort.Strings(got)
-	want := []string{"--config-dir,-c", "--file-root", "--force-color", "--id", "--local", "--log-level,-l",
-		"--no-color", "--out", "--out-indent", "--output", "--pillar-root", "--retcode-passthrough"}
+	want := []string{"--config-dir,-c", "--file-root", "--force-color", "--grains,-g", "--id", "--local", "--log-level,-l",
+		"--no-color", "--out", "--out-indent", "--output", "--pillar-root", "--retcode-passthrough", "--version,-V"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
