@@ -82,6 +82,9 @@ func init() {
 	for name, fn := range saltFilters() {
 		filters[name] = fn
 	}
+	for name, fn := range extraFilters() {
+		filters[name] = fn
+	}
 }
 
 // arg returns argument i (or keyword name), else def.

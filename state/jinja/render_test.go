@@ -285,3 +285,31 @@ func TestSaltMissingFunction(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestSaltExtraFilters(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"{{ '10.0.0.1'|is_ip }} {{ '::1'|is_ipv6 }} {{ '::1'|is_ipv4 }} {{ 'x'|is_ip }} {{ '10.0.0.0/8'|is_ipv4 }}", "True True False False True"},
+		{"{{ ['10.0.0.1', 'fe80::1', 'junk', '8.8.8.8']|ipaddr }} {{ ['10.0.0.1', '8.8.8.8']|ipv4('private') }} {{ '8.8.8.8'|ipaddr('public') }} {{ '10.1.1.1'|ipaddr('public') }}", "['10.0.0.1', '8.8.8.8', 'fe80::1'] ['10.0.0.1'] 8.8.8.8 None"},
+		{"{{ {}|set_dict_key_value('a:b', 1) }} {{ {'a': {'l': [1]}}|append_dict_key_value('a:l', 2) }} {{ {}|extend_dict_key_value('x', [1, 2]) }} {{ {'a': {}}|update_dict_key_value('a', {'k': 'v'}) }}",
+			"{'a': {'b': 1}} {'a': {'l': [1, 2]}} {'x': [1, 2]} {'a': {'k': 'v'}}"},
+		{"{{ 'Hello'|md5 }} {{ 'a'|sha1 }} {{ 'x'|base64_encode }} {{ 'eA=='|base64_decode }}", "8b1a9953c4611296a827abf8c47804d7 86f7e437faa5a7fce15d1ddcb9eaeaea377667b8 eA== x"},
+		{"{{ 'foo'|uuid }}", "bde7dcdd-6fb7-59a9-88fe-b6f80fe092be"},
+		{"{{ [1, [2, [3, none]]]|flatten }} {{ [1, 2, 3, 4]|avg }} {{ [1, 2]|union([2, 3]) }} {{ [1, 2]|intersect([2, 3]) }} {{ [1, 2]|difference([2]) }} {{ [1, 2]|symmetric_difference([2, 3]) }}", "[1, 2, 3] 2.5 [1, 2, 3] [2] [1] [1, 3]"},
+		{"{{ {'a': {'b': [1, 2]}}|traverse('a:b:1') }} {{ {}|traverse('x', 'dflt') }} {{ '12'|to_num + 1 }} {{ 'x'|to_num }}", "2 dflt 13 x"},
+		{"{{ 1699963200|strftime('%Y') }} {{ '1699963200'|strftime }}", "2023 2023-11-14"},
+		{"{{ [true, false]|exactly_one_true }} {{ ['a b', 'c']|sorted_ignorecase }} {{ 'CamelCase'|to_snake_case }} {{ 'snake_case'|to_camelcase }}", "True ['a b', 'c'] camel_case snakeCase"},
+		{"{{ 'a.b*'|regex_escape }} {{ {'a': 1}|to_entries }} {{ [{'key': 'k', 'value': 2}]|from_entries }}", "a\\.b\\* [{'key': 'a', 'value': 1}] {'k': 2}"},
+		{"{{ 'abc'|method_call('upper') }} {{ [1]|is_list }} {{ ''|is_empty }} {{ 'a b'|contains_whitespace }} {{ 'ff'|is_hex }}", "ABC True True True True"},
+		{"{{ {'b': 1, 'a': 'x'}|python }} {{ 'x'|yaml_squote }} {{ [1, 2]|json_encode_list }}", "{'b': 1, 'a': 'x'} 'x' [1, 2]"},
+	}
+	for _, tt := range tests {
+		got, err := Render(context.Background(), tt.src, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.src, got, tt.want)
+		}
+	}
+}

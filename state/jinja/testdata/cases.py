@@ -390,3 +390,8 @@ CASES += [
     dict(name="u_unknown_test_in_condexpr", template="{{ 1 if false and 1 is nosuch else 2 }}"),
     dict(name="u_err_unknown_test", template="\n{{ 1 is nosuch }}"),
 ]
+
+import ipaddress as _ip  # noqa: E402
+CASES += [
+    dict(name="z_zip_product", template="{{ [1, 2]|zip('ab')|list }} {{ [1, 2]|product('xy')|list }}"),
+]

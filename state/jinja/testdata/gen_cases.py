@@ -182,6 +182,7 @@ def make_env(files, allow_undefined=False, trim=False, lstrip=False):
         "yaml_dquote": f_yaml_dquote, "yaml_encode": f_yaml_encode,
         "load_yaml": f_load_yaml, "load_json": f_load_json, "load_text": lambda v: str(v),
         "skip": lambda v: "",
+        "zip": zip, "product": __import__("itertools").product,
     })
     env.tests["match"] = t_match
     env.tests["equalto"] = lambda a, b: a == b
