@@ -168,11 +168,11 @@ func (e *Executor) runRaw(ctx context.Context, conn Conn, t *roster.Target, job 
 }
 
 func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
-	payload, err := e.payload(ctx, t, job)
+	p := e.scriptParams(t)
+	payload, err := e.payload(ctx, t, p.ThinDir, job)
 	if err != nil {
 		return failure(t.ID, err, 1)
 	}
-	p := e.scriptParams(t)
 	runStart := time.Now()
 	stdout, stderr, code, err := run(ctx, conn, p.probeScript(), payload)
 	tm.Run = time.Since(runStart)
@@ -249,9 +249,9 @@ func (e *Executor) scriptParams(t *roster.Target) scriptParams {
 
 // payload encodes the job for one host. The pillar is compiled here, for
 // this host only, and travels on stdin: never in argv, never on disk.
-func (e *Executor) payload(ctx context.Context, t *roster.Target, job Job) ([]byte, error) {
+func (e *Executor) payload(ctx context.Context, t *roster.Target, thinDir string, job Job) ([]byte, error) {
 	fj := frame.Job{JID: job.JID, ID: t.ID, Fun: job.Fun, Arg: job.Arg, Kwarg: job.Kwarg,
-		Grains: t.Grains, Opts: t.MinionOpts}
+		Grains: t.Grains, Opts: minionOpts(t, thinDir)}
 	if fj.Arg == nil {
 		fj.Arg = []any{}
 	}
@@ -267,6 +267,24 @@ func (e *Executor) payload(ctx context.Context, t *roster.Target, job Job) ([]by
 		}
 	}
 	return json.Marshal(fj)
+}
+
+// minionOpts is the minion configuration the thin binary runs with, as
+// salt/client/ssh/__init__.py Single builds it: grains_cache on (so a warm
+// host reads its grains instead of gathering them), then the roster's
+// minion_opts, then the values salt-ssh forces: root_dir under thin_dir,
+// and the id.
+func minionOpts(t *roster.Target, thinDir string) *ordered.Map {
+	o := ordered.FromPairs("grains_cache", true)
+	t.MinionOpts.Range(func(k, v any) bool { o.Set(k, v); return true })
+	root := thinDir + "/running_data"
+	o.Set("root_dir", root)
+	if !t.MinionOpts.Has("cachedir") {
+		o.Set("cachedir", root+"/var/cache/salt/minion")
+	}
+	o.Set("id", t.ID)
+	o.Set("thin_dir", thinDir)
+	return o
 }
 
 func run(ctx context.Context, conn Conn, script string, stdin []byte) (stdout, stderr string, code int, err error) {

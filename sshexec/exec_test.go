@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -128,9 +130,8 @@ func TestColdThenWarm(t *testing.T) {
 	if st2.Conns-st.Conns != 1 || st2.SFTPOpens != st.SFTPOpens || st2.Execs-st.Execs != 1 {
 		t.Errorf("warm run added %+v, want 1 connection, no sftp, 1 exec", st2)
 	}
-	entries, _ := os.ReadDir(tg.ThinDir)
-	if len(entries) != 1 || entries[0].Name() != f.bundle.BinName() {
-		t.Errorf("thin_dir holds %v, want only %s", entries, f.bundle.BinName())
+	if bins := thinBinaries(t, tg.ThinDir); !slices.Equal(bins, []string{f.bundle.BinName()}) {
+		t.Errorf("thin_dir holds binaries %v, want only %s", bins, f.bundle.BinName())
 	}
 }
 
@@ -230,4 +231,50 @@ func closedPort(t *testing.T) int {
 	p := srv.Port()
 	srv.Close()
 	return p
+}
+
+func TestNewBuildReplacesOld(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	tg := f.target(t, "web1")
+	if r := f.run(t, Options{}, Job{Fun: "test.ping"}, tg)["web1"]; r.Return != true {
+		t.Fatalf("first run = %+v", r)
+	}
+	old := f.bundle.BinName()
+	// A second build: same binaries under another directory with one byte
+	// appended, so its id differs.
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(buildThin(t), "salt-thin-linux-"+runtime.GOARCH))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "salt-thin-linux-"+runtime.GOARCH), append(src, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if f.bundle, err = OpenBundle(dir, filepath.Join(dir, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	r := f.run(t, Options{}, Job{Fun: "test.ping"}, tg)["web1"]
+	if r.Return != true || !r.Timings.Deployed {
+		t.Fatalf("run with the new build = %+v", r)
+	}
+	if bins := thinBinaries(t, tg.ThinDir); !slices.Equal(bins, []string{f.bundle.BinName()}) || old == f.bundle.BinName() {
+		t.Errorf("thin_dir holds binaries %v; want only %s (not the old %s)", bins, f.bundle.BinName(), old)
+	}
+}
+
+// thinBinaries lists the salt-thin-* files in dir: binaries and any
+// temporaries an upload left.
+func thinBinaries(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "salt-thin-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

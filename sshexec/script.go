@@ -101,7 +101,7 @@ func (p scriptParams) installScript(upload string, gzipped bool, sha string) str
 	fmt.Fprintf(&b, "chmod 700 \"$W\" && mv -f \"$W\" \"$B\" || exit %d\n", exitCantCreate)
 	// Drop binaries of other versions; temporaries (with a dot) belong to
 	// runs still in flight.
-	b.WriteString("for f in \"$T\"/salt-thin-*; do case $f in \"$B\"|*.*) ;; *) rm -f \"$f\";; esac; done\n")
+	b.WriteString("for f in \"$T\"/salt-thin-*; do n=${f##*/}; case $n in \"${B##*/}\"|*.*) ;; *) rm -f \"$f\";; esac; done\n")
 	p.invoke(&b)
 	return b.String()
 }
