@@ -179,7 +179,7 @@ func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.En
 		saltenv = str(v)
 	}
 	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
-		Running: r.running.Get, Saltenv: saltenv}
+		Running: r.running.Get, Saltenv: saltenv, Template: r.Template}
 	res, err := f.Run(ctx, c)
 	if err != nil {
 		name := args["name"]

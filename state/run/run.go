@@ -31,6 +31,8 @@ type Runner struct {
 	Log *slog.Logger
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Template renders templates for state functions (states.Call.Template).
+	Template states.TemplateFunc
 
 	runNum   int
 	pre      map[string]*ordered.Map

@@ -74,7 +74,17 @@ type Call struct {
 	Running func(tag string) (*ordered.Map, bool)
 	// Saltenv is the environment of the chunk (Salt's __env__).
 	Saltenv string
+	// Template renders a template file for file.managed and friends
+	// (salt/utils/templates.py): engine is "jinja" (others are not
+	// supported), name the template's path for errors and relative
+	// imports, and vars the `context`/`defaults` merged over Salt's
+	// grains, pillar, opts, salt and saltenv. Nil when the job renders
+	// no templates.
+	Template TemplateFunc
 }
+
+// TemplateFunc renders src with a template engine; see Call.Template.
+type TemplateFunc func(ctx context.Context, engine, src, name string, vars map[string]any) (string, error)
 
 // Arg returns the bound value of parameter name.
 func (c *Call) Arg(name string) any { return c.Args[name] }

@@ -201,7 +201,36 @@ func (j *job) runner() *run.Runner {
 	if env.Files == nil {
 		env.Files = j.files
 	}
-	return &run.Runner{States: j.states, Env: &env, Failhard: j.failhard, Log: j.log}
+	return &run.Runner{States: j.states, Env: &env, Failhard: j.failhard, Log: j.log, Template: j.template(&env)}
+}
+
+// template renders file templates with Salt's context: grains, pillar,
+// opts, salt and saltenv, under the caller's vars.
+func (j *job) template(env *modules.Env) states.TemplateFunc {
+	return func(ctx context.Context, engine, src, name string, vars map[string]any) (string, error) {
+		if engine != "jinja" {
+			return "", fmt.Errorf("the %q template engine is not supported", engine)
+		}
+		saltenv := "base"
+		if s, ok := vars["saltenv"].(string); ok && s != "" {
+			saltenv = s
+		}
+		all := map[string]any{"grains": env.Grains, "pillar": env.Pillar, "opts": env.Opts, "saltenv": saltenv}
+		for k, v := range vars {
+			all[k] = v
+		}
+		loader := func(n string) ([]byte, string, error) {
+			b, ok, err := j.files.ReadFile(ctx, n, saltenv)
+			if err != nil {
+				return nil, "", err
+			}
+			if !ok {
+				return nil, "", fmt.Errorf("%s: %w", n, jinja.ErrTemplateNotFound)
+			}
+			return b, n, nil
+		}
+		return jinja.Render(ctx, src, jinja.Options{Name: name, Vars: all, Salt: saltCaller{env}, Loader: loader})
+	}
 }
 
 // pillarErrors returns the pillar's _errors unless force is set.
