@@ -24,8 +24,8 @@ type SaltLister interface {
 
 // Loader fetches a template for import, include and import_yaml. name is
 // relative to the file root (Salt's salt:// root) after "./" and "../"
-// have been resolved against tpldir; resolvedName is what errors and
-// nested relative imports use.
+// have been resolved against tpldir. resolvedName names the template in
+// errors; Salt shows the cached file's local path there.
 type Loader func(name string) (src []byte, resolvedName string, err error)
 
 // ErrTemplateNotFound may be returned (wrapped) by a Loader for a missing
@@ -162,13 +162,9 @@ func (r *runner) toError(err error) error {
 		e.Context = getContext(r.topSource(te), te.line, "    <======================")
 	default:
 		// Salt: the failing frame is another template, so it names that
-		// file and line and shows its excerpt, with no line of its own.
-		lines := splitLines(te.src)
-		code := ""
-		if te.line-1 < len(lines) {
-			code = strings.TrimSpace(lines[te.line-1])
-		}
-		e.Msg += "\n" + te.name + "(" + itoa(te.line) + "):\n" + code + "\n" +
+		// file and line and shows its excerpt, with no line of its own
+		// (salt/utils/templates.py _get_jinja_error).
+		e.Msg += "\n" + te.name + "(" + itoa(te.line) + "):\n" +
 			getContext(te.src, te.line, "    <======================")
 	}
 	return e

@@ -147,7 +147,7 @@ func TestErrorInIncludedTemplate(t *testing.T) {
 	}
 	want := &Error{
 		Name: "top.sls",
-		Msg: "Jinja variable 'undefined_thing' is undefined\nlib/macros.jinja(2):\n{{ undefined_thing }}\n" +
+		Msg: "Jinja variable 'undefined_thing' is undefined\nlib/macros.jinja(2):\n" +
 			"---\n{% macro m() %}\n{{ undefined_thing }}    <======================\n{% endmacro %}\n---",
 	}
 	if diff := cmp.Diff(want, e, cmpopts.IgnoreUnexported(Error{})); diff != "" {
