@@ -51,16 +51,18 @@ func (p scriptParams) invoke(b *strings.Builder) {
 	if p.Umask >= 0 {
 		fmt.Fprintf(b, "umask %03o\n", p.Umask)
 	}
-	run := "\"$B\" call"
+	sudo := ""
 	if p.Sudo {
+		sudo = "sudo -n -- "
 		if p.SudoUser != "" {
-			run = "sudo -n -u " + shellQuote(p.SudoUser) + " -- " + run
-		} else {
-			run = "sudo -n -- " + run
+			sudo = "sudo -n -u " + shellQuote(p.SudoUser) + " -- "
 		}
 	}
+	run := sudo + "\"$B\" call"
 	if p.Wipe {
-		fmt.Fprintf(b, "%s; rc=$?; rm -rf \"$T\"; exit $rc\n", run)
+		// The run leaves files owned by the sudo user (running_data), so
+		// the same user removes the directory.
+		fmt.Fprintf(b, "%s; rc=$?; %srm -rf \"$T\"; exit $rc\n", run, sudo)
 		return
 	}
 	fmt.Fprintf(b, "exec %s\n", run)
