@@ -22,6 +22,8 @@ type Compiler struct {
 	Match  compile.MatchFunc
 	// Override is the pillar= data of the job, merged over the result.
 	Override *ordered.Map
+	// Saltenv restricts the top file to one pillar environment (pillarenv).
+	Saltenv string
 	Log      *slog.Logger
 }
 
@@ -35,6 +37,7 @@ func (c *Compiler) log() *slog.Logger {
 // Compile returns the pillar, with `_errors` when something failed to render.
 func (c *Compiler) Compile(ctx context.Context) (*ordered.Map, error) {
 	hs := compile.NewHighState(c.Files, c.Render, c.Match)
+	hs.Saltenv = c.Saltenv
 	top, err := hs.GetTop(ctx)
 	if err != nil {
 		return nil, err

@@ -85,6 +85,13 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 		}
 		override = m
 	}
+	if pe, ok := kw.Value("pillarenv").(string); ok && pe != "" {
+		opts = opts.Copy()
+		opts.Set("pillarenv", pe)
+		envCopy := *env
+		envCopy.Opts = opts
+		j.env = &envCopy
+	}
 	p, err := j.compilePillar(ctx, override)
 	if err != nil {
 		return nil, err
@@ -137,6 +144,9 @@ func (j *job) compilePillar(ctx context.Context, override *ordered.Map) (*ordere
 			return ordered.New()
 		})}
 	c.Match = j.matcher(override)
+	if pe, ok := j.env.Opts.Value("pillarenv").(string); ok {
+		c.Saltenv = pe
+	}
 	return c.Compile(ctx)
 }
 
