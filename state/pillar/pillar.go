@@ -24,7 +24,7 @@ type Compiler struct {
 	Override *ordered.Map
 	// Saltenv restricts the top file to one pillar environment (pillarenv).
 	Saltenv string
-	Log      *slog.Logger
+	Log     *slog.Logger
 }
 
 func (c *Compiler) log() *slog.Logger {
