@@ -42,6 +42,9 @@ func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
 		res.ID, _ = env.Opts.Value("id").(string)
 	}
 	res.Return, res.Retcode = run(ctx, env, job, res.JID)
+	if f, err := env.Registry.Lookup(env, job.Fun); err == nil {
+		res.Out = f.Outputter
+	}
 	return res
 }
 

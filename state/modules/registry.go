@@ -44,6 +44,10 @@ type Function struct {
 	Doc  string // shown by sys.doc
 	Spec Spec
 	Fn   Func
+	// Outputter names the outputter the function's return asks for, as
+	// Salt modules declare __outputter__ (state functions: "highstate");
+	// "" leaves the choice to the caller.
+	Outputter string
 }
 
 // Module groups functions under one Salt module name and decides, like
