@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -24,6 +26,7 @@ type conformanceCase struct {
 	AllowUndefined bool              `json:"allow_undefined"`
 	TrimBlocks     bool              `json:"trim_blocks"`
 	LstripBlocks   bool              `json:"lstrip_blocks"`
+	Salt           bool              `json:"salt"`
 	Output         *string           `json:"output"`
 	Error          string            `json:"error"`
 	Line           int               `json:"line"`
@@ -68,8 +71,13 @@ func TestConformance(t *testing.T) {
 				}
 				v.(*ordered.Map).Range(func(k, val any) bool { vars[k.(string)] = val; return true })
 			}
+			var caller SaltCaller
+			if c.Salt {
+				caller = caseSalt(vars)
+			}
 			out, err := Render(context.Background(), c.Template, Options{
 				Name:           "test.sls",
+				Salt:           caller,
 				Vars:           vars,
 				Loader:         mapLoader(c.Files),
 				AllowUndefined: c.AllowUndefined,
@@ -102,4 +110,60 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// caseSalt mirrors fake_salt in gen_cases.py: pillar.get, grains.get,
+// grains.filter_by and test.echo over the case's vars.
+func caseSalt(vars map[string]any) *fakeSalt {
+	traverse := func(data any, key string, def any) any {
+		for _, part := range strings.Split(key, ":") {
+			switch d := data.(type) {
+			case *ordered.Map:
+				v, ok := d.Get(part)
+				if !ok {
+					return def
+				}
+				data = v
+			case []any:
+				i, err := strconv.Atoi(part)
+				if err != nil || i >= len(d) {
+					return def
+				}
+				data = d[i]
+			default:
+				return def
+			}
+		}
+		return data
+	}
+	kwOr := func(args []any, kw *ordered.Map, i int, name string, def any) any {
+		if i < len(args) {
+			return args[i]
+		}
+		if v, ok := kw.Get(name); ok {
+			return v
+		}
+		return def
+	}
+	getter := func(root string) func([]any, *ordered.Map) (any, error) {
+		return func(args []any, kw *ordered.Map) (any, error) {
+			return traverse(vars[root], args[0].(string), kwOr(args, kw, 1, "default", "")), nil
+		}
+	}
+	return &fakeSalt{funcs: map[string]func([]any, *ordered.Map) (any, error){
+		"pillar.get": getter("pillar"),
+		"grains.get": getter("grains"),
+		"test.echo":  func(args []any, _ *ordered.Map) (any, error) { return args[0], nil },
+		"grains.filter_by": func(args []any, kw *ordered.Map) (any, error) {
+			lookup := args[0].(*ordered.Map)
+			grain := kwOr(args, kw, 1, "grain", "os_family").(string)
+			def := kwOr(args, kw, 3, "default", "default").(string)
+			key := traverse(vars["grains"], grain, nil)
+			val, ok := lookup.Get(key)
+			if !ok {
+				val = lookup.Value(def)
+			}
+			return val, nil
+		},
+	}}
 }

@@ -395,3 +395,88 @@ import ipaddress as _ip  # noqa: E402
 CASES += [
     dict(name="z_zip_product", template="{{ [1, 2]|zip('ab')|list }} {{ [1, 2]|product('xy')|list }}"),
 ]
+
+FORMULA_MAP = """{% import_yaml 'nginx/defaults.yaml' as defaults %}
+{% set os_family_map = salt['grains.filter_by']({
+    'Debian': {'pkg': 'nginx-full', 'user': 'www-data'},
+    'RedHat': {'pkg': 'nginx', 'user': 'nginx'},
+    'default': {'pkg': 'nginx', 'user': 'nobody'},
+}, grain='os_family') %}
+{% do defaults.nginx.update(os_family_map) %}
+{% set nginx = salt['pillar.get']('nginx', default=defaults.nginx) %}
+{% for k, v in defaults.nginx.items() %}{% do nginx.setdefault(k, v) %}{% endfor %}
+"""
+
+FORMULA_MACROS = """{%- macro sls_block(dict) %}
+{%- for key, value in dict|dictsort %}
+    - {{ key }}: {{ value|json }}
+{%- endfor %}
+{%- endmacro %}
+{%- macro files_switch(name, files) -%}
+{%- for f in files -%}
+salt://{{ name }}/files/{{ f }}{{ ', ' if not loop.last }}
+{%- endfor -%}
+{%- endmacro -%}
+"""
+
+FORMULA_INIT = """{%- from 'nginx/map.jinja' import nginx with context %}
+{%- from 'nginx/macros.jinja' import sls_block, files_switch %}
+{%- set port = salt['pillar.get']('nginx:port', 80) %}
+
+nginx_pkg:
+  pkg.installed:
+    - name: {{ nginx.pkg }}
+
+nginx_config:
+  file.managed:
+    - name: {{ nginx.conf_file }}
+    - source: {{ files_switch('nginx', [grains.id ~ '.conf', 'nginx.conf']) }}
+    - template: jinja
+    - context: {{ {'port': port, 'user': nginx.user}|json }}
+    {{- sls_block(nginx.file_opts) }}
+    - require:
+      - pkg: nginx_pkg
+
+{% for site, conf in salt['pillar.get']('nginx:sites', {})|dictsort %}
+{%- if conf.get('enabled', True) %}
+nginx_site_{{ site }}:
+  file.managed:
+    - name: /etc/nginx/sites-enabled/{{ site }}
+    - contents: |
+        server {
+          listen {{ conf.port|default(port) }};
+          server_name {{ conf.names|join(' ') }};
+{%- for loc in conf.get('locations', []) %}
+          location {{ loc.path }} { proxy_pass {{ loc.backend }}; }
+{%- endfor %}
+        }
+    - watch_in:
+      - service: nginx_service
+{%- endif %}
+{% endfor %}
+nginx_service:
+  service.running:
+    - name: {{ nginx.service }}
+    - enable: {{ nginx.enable|to_bool }}
+"""
+
+FORMULA_FILES = {
+    "nginx/defaults.yaml": "nginx:\n  service: nginx\n  conf_file: /etc/nginx/nginx.conf\n  enable: 'yes'\n  file_opts:\n    mode: '0644'\n    user: root\n",
+    "nginx/map.jinja": FORMULA_MAP,
+    "nginx/macros.jinja": FORMULA_MACROS,
+}
+
+FORMULA_VARS = {
+    "grains": {"os_family": "Debian", "id": "web1"},
+    "pillar": {"nginx": {"port": 8080, "sites": {
+        "b_site": {"names": ["b.example", "www.b.example"], "locations": [{"path": "/", "backend": "http://127.0.0.1:9000"}]},
+        "a_site": {"names": ["a.example"], "port": 8443},
+        "off": {"names": ["off"], "enabled": False},
+    }}},
+}
+
+CASES += [
+    dict(name="formula_nginx", template=FORMULA_INIT, vars=FORMULA_VARS, files=FORMULA_FILES, salt=True),
+    dict(name="formula_nginx_no_pillar", template=FORMULA_INIT, vars={"grains": {"os_family": "RedHat", "id": "db1"}, "pillar": {}}, files=FORMULA_FILES, salt=True),
+    dict(name="formula_salt_echo", template="{{ salt['test.echo']('hi') }} {{ salt['pillar.get']('a:b:0', 'd') }}", vars={"pillar": {"a": {"b": ["x"]}}}, salt=True),
+]

@@ -166,6 +166,43 @@ class Serializer(jinja2.ext.Extension):
                                                "load_" + conv, [], [], None, None).set_lineno(imp.lineno)).set_lineno(imp.lineno)]
 
 
+def traverse(data, key, default=None, delimiter=":"):
+    for part in key.split(delimiter):
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list):
+            try:
+                data = data[int(part)]
+            except (ValueError, IndexError):
+                return default
+        else:
+            return default
+    return data
+
+
+def fake_salt(ctx):
+    """The few execution modules the Go test's fake caller also has."""
+    pillar, grains = ctx.get("pillar", {}), ctx.get("grains", {})
+
+    def filter_by(lookup_dict, grain="os_family", merge=None, default="default", base=None):
+        val = lookup_dict.get(traverse(grains, grain), lookup_dict.get(default))
+        if base and base in lookup_dict:
+            merged = dict(lookup_dict[base])
+            merged.update(val or {})
+            val = merged
+        if merge:
+            val = dict(val or {})
+            val.update(merge)
+        return val
+
+    return {
+        "pillar.get": lambda key, default="": traverse(pillar, key, default),
+        "grains.get": lambda key, default="": traverse(grains, key, default),
+        "grains.filter_by": filter_by,
+        "test.echo": lambda text: text,
+    }
+
+
 def make_env(files, allow_undefined=False, trim=False, lstrip=False):
     kw = dict(extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols", Serializer],
               loader=jinja2.DictLoader(files), finalize=finalize,
@@ -201,6 +238,8 @@ def render(case):
                    case.get("lstrip_blocks", False))
     src = case["template"]
     ctx = copy.deepcopy(case.get("vars", {}))
+    if case.get("salt"):
+        ctx["salt"] = fake_salt(ctx)
     env.globals.update(ctx)
     newline = "\n" if src.endswith("\n") else ""
     try:
