@@ -67,6 +67,20 @@ func TestExec(t *testing.T) {
 	}
 }
 
+func TestKeyFile(t *testing.T) {
+	path, signer := sshtest.KeyFile(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ssh.ParsePrivateKey(data)
+	if err != nil || !bytes.Equal(parsed.PublicKey().Marshal(), signer.PublicKey().Marshal()) {
+		t.Fatalf("key file does not hold the signer's key: %v", err)
+	}
+	srv := sshtest.New(t, sshtest.Options{AuthorizedKeys: []ssh.PublicKey{signer.PublicKey()}})
+	dial(t, srv, parsed)
+}
+
 func TestSFTPCountsWrites(t *testing.T) {
 	key := sshtest.GenerateKey(t)
 	dir := t.TempDir()
