@@ -3,9 +3,6 @@ package sshconn
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -16,13 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/brinesalt/brine/internal/sshtest"
 )
 
 func TestAuthFailure(t *testing.T) {
-	priv := writeKeyFile(t)
+	priv := keyFile(t)
 	tests := []struct {
 		name    string
 		opts    sshtest.Options
@@ -231,22 +226,6 @@ func (n *notifyWriter) Write(p []byte) (int, error) {
 		close(n.first)
 	}
 	return n.w.Write(p)
-}
-
-// writeKeyFile writes an unauthorized ed25519 key in OpenSSH format.
-func writeKeyFile(t *testing.T) string {
-	t.Helper()
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(key, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "id_ed25519")
-	writeFile(t, p, string(pem.EncodeToMemory(block)))
-	return p
 }
 
 func TestConcurrentSessionsOnOneConn(t *testing.T) {

@@ -51,3 +51,9 @@ func (f *fixture) dial(t *testing.T) *Conn {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// keyFile writes an ed25519 key no test server trusts unless told.
+func keyFile(t *testing.T) string {
+	path, _ := sshtest.KeyFile(t)
+	return path
+}

@@ -214,7 +214,7 @@ func countLines(t *testing.T, path string) int {
 func TestRecordingAcrossProcesses(t *testing.T) {
 	const hosts, procs = 20, 3
 	dir := t.TempDir()
-	keyPath := writeKeyFile(t)
+	keyPath := keyFile(t)
 	signers, err := LoadSigners([]string{keyPath}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -110,7 +110,7 @@ func TestOpenSSHCompatibility(t *testing.T) {
 	}
 
 	stranger := cfg
-	stranger.Priv = []string{writeKeyFile(t)}
+	stranger.Priv = []string{keyFile(t)}
 	if _, err := Dial(ctx, stranger); !errors.Is(err, ErrAuthFailed) {
 		t.Errorf("Dial with an unauthorized key = %v, want ErrAuthFailed", err)
 	}
