@@ -73,7 +73,8 @@
 // and the data matcher wrap ErrUnsupported. For valid expressions Match
 // returns what Salt would; testdata holds reference results computed by
 // CPython (fnmatch, re, eval of compound strings) and by Salt's own
-// subdict_match.
+// matchers, subdict_match and nodegroup_comp, loaded from a Salt checkout
+// by testdata/gen/gen.py, which regenerates them.
 //
 // Not modelled: the master's "greedy" mode for minions without cached
 // grains (the caller decides which minions to offer), and a few Unicode
