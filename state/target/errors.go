@@ -50,6 +50,7 @@ type SyntaxError struct {
 	Err error
 }
 
+// Error reads `compound target "…": "tok" at position N: message`.
 func (e *SyntaxError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "compound target %q: ", e.Expr)
@@ -75,6 +76,7 @@ type PatternError struct {
 	Err     error
 }
 
+// Error names the kind, the pattern and the problem.
 func (e *PatternError) Error() string {
 	s := fmt.Sprintf("%s target %q: %s", e.Kind, e.Pattern, e.Msg)
 	if e.Err != nil {
@@ -95,6 +97,7 @@ type NodegroupError struct {
 	Err   error // ErrUnknownNodegroup, ErrNodegroupLoop or nil
 }
 
+// Error names the nodegroup and, for nested ones, the chain of references.
 func (e *NodegroupError) Error() string {
 	s := fmt.Sprintf("nodegroup %q", e.Name)
 	if len(e.Chain) > 1 {
