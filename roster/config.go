@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"time"
 
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -31,6 +32,22 @@ type Config struct {
 	Options Options
 	// ListNodegroups is ssh_list_nodegroups, for tgt_type "nodegroup".
 	ListNodegroups map[string]any
+	// Nodegroups is the master's nodegroups (compound expressions), used
+	// for -N names that ssh_list_nodegroups does not define (see
+	// Config.matcher).
+	Nodegroups map[string]any
+	// SSHConfigFile is ssh_config_file for the sshconfig backend; empty
+	// means ~/.ssh/config.
+	SSHConfigFile string
+	// ScanPorts is ssh_scan_ports (--scan-ports) for the scan backend, a
+	// comma list; empty means "22".
+	ScanPorts string
+	// ScanTimeout is ssh_scan_timeout (--scan-timeout) per connection
+	// attempt; zero means Salt's 0.01 s.
+	ScanTimeout time.Duration
+	// ScanMaxHosts bounds the addresses one scan target may cover; zero
+	// means DefaultScanMaxHosts.
+	ScanMaxHosts int
 	// Reachable reports whether a command-line target that matched nothing
 	// names a host (Salt's salt.utils.network.is_reachable_host: it
 	// resolves). Nil means a DNS lookup.

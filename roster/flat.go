@@ -208,7 +208,7 @@ const (
 // Targets selects entries by tgt and tgtType (glob, pcre, list,
 // nodegroup), in roster order.
 func (f *Flat) Targets(ctx context.Context, tgt, tgtType string) ([]Target, error) {
-	m, err := compileMatcher(tgt, tgtType, f.cfg.ListNodegroups)
+	m, err := f.cfg.matcher(tgt, tgtType)
 	if err != nil {
 		return nil, err
 	}

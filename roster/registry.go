@@ -58,15 +58,24 @@ func (r *Registry) Names() []string {
 // Open loads the backends named in names, comma separated as
 // `--roster flat,cache` (default "flat"), and returns one Roster over all
 // of them. Targets from later backends replace same-ID targets from
-// earlier ones (salt/roster/__init__.py Roster.targets dict.update). A
+// earlier ones (salt/roster/__init__.py Roster.targets dict.update, where
+// the order is that of a Python set; Brine's is the command line's). A
 // target that matches nothing falls back to an ad-hoc `[user@]host`
 // target as salt-ssh does (see AdHoc).
+//
+// In Salt, roster_file is the file of every file-based backend (flat and
+// ansible both call get_roster_file), so `--roster flat,ansible` reads one
+// file twice. Brine keeps that and adds a per-backend file: a name
+// written `backend=path` (`--roster flat,ansible=/etc/ansible/hosts`)
+// reads path, whatever roster_file says.
 func (r *Registry) Open(ctx context.Context, names string, cfg Config) (Roster, error) {
 	if strings.TrimSpace(names) == "" {
 		names = "flat"
 	}
 	var rs []Roster
-	for _, name := range strings.Split(names, ",") {
+	adhoc := cfg // --update-roster appends to the flat backend's file
+	for _, spec := range strings.Split(names, ",") {
+		name, file, hasFile := strings.Cut(strings.TrimSpace(spec), "=")
 		name = strings.TrimSpace(name)
 		r.mu.RLock()
 		open, ok := r.backends[name]
@@ -74,13 +83,20 @@ func (r *Registry) Open(ctx context.Context, names string, cfg Config) (Roster, 
 		if !ok {
 			return nil, fmt.Errorf("open roster %q: %w", name, ErrUnknownBackend)
 		}
-		ro, err := open(ctx, cfg)
+		bcfg := cfg
+		if hasFile {
+			bcfg.File = strings.TrimSpace(file)
+			if name == "flat" {
+				adhoc.File = bcfg.File
+			}
+		}
+		ro, err := open(ctx, bcfg)
 		if err != nil {
 			return nil, fmt.Errorf("open roster %q: %w", name, err)
 		}
 		rs = append(rs, ro)
 	}
-	return &AdHoc{Roster: merged(rs), Config: cfg}, nil
+	return &AdHoc{Roster: merged(rs), Config: adhoc}, nil
 }
 
 var global = NewRegistry()
