@@ -83,21 +83,18 @@ func call(name string) modules.Func {
 // where second is minion_id or delimiter depending on the function.
 type matchFunc func(ctx context.Context, env *modules.Env, args []any) (any, error)
 
-var funcs map[string]matchFunc
-
-func init() {
-	funcs = map[string]matchFunc{
-		"compound":    idMatcher(target.Compound),
-		"glob":        idMatcher(target.Glob),
-		"pcre":        idMatcher(target.PCRE),
-		"list":        idMatcher(target.List),
-		"grain":       dataMatcher(target.Grain),
-		"grain_pcre":  dataMatcher(target.GrainPCRE),
-		"pillar":      dataMatcher(target.Pillar),
-		"pillar_pcre": dataMatcher(target.PillarPCRE),
-		"ipcidr":      oneArg("ipcidr", ipcidr),
-		"data":        oneArg("data", data),
-	}
+// funcs are the matcher functions by their Salt names.
+var funcs = map[string]matchFunc{
+	"compound":    idMatcher(target.Compound),
+	"glob":        idMatcher(target.Glob),
+	"pcre":        idMatcher(target.PCRE),
+	"list":        idMatcher(target.List),
+	"grain":       dataMatcher(target.Grain),
+	"grain_pcre":  dataMatcher(target.GrainPCRE),
+	"pillar":      dataMatcher(target.Pillar),
+	"pillar_pcre": dataMatcher(target.PillarPCRE),
+	"ipcidr":      oneArg("ipcidr", ipcidr),
+	"data":        oneArg("data", data),
 }
 
 // idMatcher is match.compound/glob/pcre/list(tgt, minion_id=None).
