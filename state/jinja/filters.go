@@ -70,7 +70,7 @@ func init() {
 		"trim":           fTrim,
 		"truncate":       fTruncate,
 		"unique":         fUnique,
-		"upper":          strFilter(strings.ToUpper),
+		"upper":          strFilter(pyUpper),
 		"urlencode":      fURLEncode,
 		"wordcount":      fWordcount,
 		"wordwrap":       fWordwrap,

@@ -402,8 +402,15 @@ func lexString(s string) (string, int, *tplError) {
 				b.WriteByte('\r')
 			case '\\', '\'', '"':
 				b.WriteByte(e)
-			case '0':
-				b.WriteByte(0)
+			case '0', '1', '2', '3', '4', '5', '6', '7':
+				// Octal escape of up to three digits.
+				n, j := 0, i
+				for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+					n = n*8 + int(s[j]-'0')
+					j++
+				}
+				b.WriteRune(rune(n))
+				i = j - 1
 			case 'a':
 				b.WriteByte(7)
 			case 'b':

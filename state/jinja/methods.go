@@ -364,7 +364,7 @@ func optChars(name string, args []any) (string, bool, error) {
 func (r *runner) strMethod(s, name string, args []any, kw *ordered.Map) (any, error) {
 	switch name {
 	case "upper":
-		return strings.ToUpper(s), nil
+		return pyUpper(s), nil
 	case "lower", "casefold":
 		return strings.ToLower(s), nil
 	case "strip", "lstrip", "rstrip":
@@ -654,18 +654,20 @@ func splitWhitespace(s string, n int, fromRight bool) []string {
 		return strings.FieldsFunc(s, isPySpace)
 	}
 	if fromRight {
-		fields := strings.FieldsFunc(s, isPySpace)
-		if len(fields) <= n+1 {
-			return fields
-		}
 		var rev []string
 		rest := strings.TrimRightFunc(s, isPySpace)
-		for i := 0; i < n; i++ {
+		for i := 0; i < n && rest != ""; i++ {
 			j := strings.LastIndexFunc(rest, isPySpace)
+			if j < 0 {
+				break
+			}
 			rev = append(rev, rest[j+1:])
-			rest = strings.TrimRightFunc(rest[:j+1], isPySpace)
+			rest = strings.TrimRightFunc(rest[:j], isPySpace)
 		}
-		out := []string{rest}
+		var out []string
+		if rest != "" {
+			out = append(out, rest)
+		}
 		for i := len(rev) - 1; i >= 0; i-- {
 			out = append(out, rev[i])
 		}
@@ -741,4 +743,10 @@ func pyTitle(s string) string {
 }
 
 func lowerStr(s string) string { return strings.ToLower(s) }
-func upperStr(s string) string { return strings.ToUpper(s) }
+func upperStr(s string) string { return pyUpper(s) }
+
+// pyUpper is str.upper, including the one special case Salt trees meet:
+// "ß" becomes "SS".
+func pyUpper(s string) string {
+	return strings.ReplaceAll(strings.ToUpper(s), "ß", "SS")
+}

@@ -93,6 +93,15 @@ func (r *runner) arith(op string, a, b any) (any, error) {
 			}
 		}
 	}
+	if op == "*" {
+		pair := [2]any{a, b}
+		for i, x := range pair {
+			switch x.(type) {
+			case string, *pyList, tuple:
+				return nil, typeErr("can't multiply sequence by non-int of type '%s'", typeName(pair[1-i]))
+			}
+		}
+	}
 	return nil, typeErr("unsupported operand type(s) for %s: '%s' and '%s'", pyOpName(op), typeName(a), typeName(b))
 }
 

@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -1034,7 +1035,7 @@ func (p *parser) parsePrimary() (expr, error) {
 	case tFloat:
 		p.next()
 		v, err := strconv.ParseFloat(t.val, 64)
-		if err != nil {
+		if err != nil && !math.IsInf(v, 0) {
 			return nil, syntaxErr(line, "invalid float %s", t.val)
 		}
 		return &constExpr{pos{line}, v}, nil
@@ -1205,6 +1206,12 @@ func (p *parser) parseArgs() (args []expr, kwnames []string, kwvals []expr, star
 		return
 	}
 	first := true
+	bad := func(ok bool) error {
+		if ok {
+			return nil
+		}
+		return p.fail("invalid syntax for function call expression")
+	}
 	for !p.isOp(")") {
 		if !first {
 			if err = p.expectOp(","); err != nil {
@@ -1217,12 +1224,21 @@ func (p *parser) parseArgs() (args []expr, kwnames []string, kwvals []expr, star
 		first = false
 		switch {
 		case p.isOp("*"):
+			if err = bad(star == nil && dstar == nil); err != nil {
+				return
+			}
 			p.next()
 			star, err = p.parseExpression(true)
 		case p.isOp("**"):
+			if err = bad(dstar == nil); err != nil {
+				return
+			}
 			p.next()
 			dstar, err = p.parseExpression(true)
 		case p.cur().kind == tName && p.peek().kind == tOp && p.peek().val == "=":
+			if err = bad(dstar == nil); err != nil {
+				return
+			}
 			name := p.next().val
 			p.next()
 			var v expr
@@ -1230,6 +1246,9 @@ func (p *parser) parseArgs() (args []expr, kwnames []string, kwvals []expr, star
 			kwnames = append(kwnames, name)
 			kwvals = append(kwvals, v)
 		default:
+			if err = bad(star == nil && dstar == nil && len(kwnames) == 0); err != nil {
+				return
+			}
 			var v expr
 			v, err = p.parseExpression(true)
 			args = append(args, v)

@@ -232,7 +232,11 @@ func writeJSON(b *strings.Builder, v any, o jsonOpts, ind string, pretty bool, d
 	case *namespace:
 		return typeErr("Object of type Namespace is not JSON serializable")
 	case *undefined:
-		return x.err()
+		name := "StrictUndefined"
+		if x.lenient {
+			name = "Undefined"
+		}
+		return typeErr("Object of type %s is not JSON serializable", name)
 	default:
 		return typeErr("Object of type %s is not JSON serializable", typeName(v))
 	}

@@ -3,6 +3,7 @@ package jinja
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -442,6 +443,9 @@ func equal(a, b any) bool {
 	case *undefined:
 		_, ok := b.(*undefined)
 		return ok
+	}
+	if a == nil || b == nil || !reflect.TypeOf(a).Comparable() || !reflect.TypeOf(b).Comparable() {
+		return false
 	}
 	return a == b
 }
