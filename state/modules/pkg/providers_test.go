@@ -1,0 +1,176 @@
+package pkg
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/brinesalt/brine/internal/pkgtest"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+func TestAptRemovePurge(t *testing.T) {
+	after := "install ok installed bash 5.2.15-2+b2 amd64\n"
+	f := (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgBefore).On("dpkg-query *", 0, after)
+	env := newEnv(debianGrains(), f)
+	got, err := call(t, env, "pkg.purge", []any{"oldpkg,libc6:i386,absent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"removed":{"oldpkg":{"old":"1.0-1","new":""}},"installed":{"libc6:i386":{"old":"2.36-9","new":""}}}`
+	if diff := cmp.Diff(want, js(got)); diff != "" {
+		t.Errorf("purge (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"apt-get -q -y purge libc6:i386 oldpkg"}, f.Changing("dpkg-query")); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	f2 := (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgBefore)
+	got, err = call(t, newEnv(debianGrains(), f2), "pkg.remove", nil, "pkgs", []any{"absent"})
+	if err != nil || js(got) != "{}" || len(f2.Changing("dpkg-query")) != 0 {
+		t.Errorf("remove of an absent package = %v %v, ran %v", js(got), err, f2.Lines())
+	}
+}
+
+func TestAptLatestVersionAndRefresh(t *testing.T) {
+	policy := "nginx:\n  Installed: (none)\n  Candidate: 1.22.1-9\n  Version table:\n"
+	update := "Hit:1 http://deb.debian.org/debian bookworm InRelease\n" +
+		"Get:2 http://deb.debian.org/debian bookworm-updates InRelease [55.4 kB]\n" +
+		"Err:3 http://example.invalid/debian x InRelease\n"
+	f := (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgBefore).On("apt-cache -q policy nginx", 0, policy).
+		On("apt-cache -q policy bash", 0, "bash:\n  Installed: 5.2.15-2+b2\n  Candidate: 5.2.15-2+b2\n").
+		On("apt-get -q update", 0, update)
+	env := newEnv(debianGrains(), f)
+	got, err := call(t, env, "pkg.latest_version", []any{"nginx", "bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"nginx":"1.22.1-9","bash":""}`; js(got) != want {
+		t.Errorf("latest_version = %s, want %s", js(got), want)
+	}
+	got, err = call(t, env, "pkg.refresh_db", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"http://deb.debian.org/debian bookworm InRelease":null,"http://deb.debian.org/debian bookworm-updates InRelease":true,"http://example.invalid/debian x InRelease":false}`
+	if js(got) != want {
+		t.Errorf("refresh_db = %s", js(got))
+	}
+	if _, err := call(t, env, "pkg.refresh_db", nil, "failhard", true); err == nil || err.Error() != "Error getting repos: http://example.invalid/debian x InRelease" {
+		t.Errorf("failhard err = %v", err)
+	}
+}
+
+const rpmBefore = "bash_|-(none)_|-5.1.8_|-6.el9_|-x86_64_|-(none)_|-1700000000\n" +
+	"glibc_|-(none)_|-2.34_|-60.el9_|-i686_|-(none)_|-1700000000\n" +
+	"tzdata_|-(none)_|-2023c_|-1.el9_|-noarch_|-(none)_|-1700000000\n"
+
+func TestDnfInstallRemove(t *testing.T) {
+	after := rpmBefore + "nginx_|-1_|-1.20.1_|-14.el9_|-x86_64_|-(none)_|-1700000001\n"
+	f := (&pkgtest.Fake{}).Once("rpm -qa *", 0, rpmBefore).On("rpm -qa *", 0, after)
+	env := newEnv(rockyGrains(), f, "dnf", "yum")
+	got, err := call(t, env, "pkg.install", nil, "pkgs", []any{"nginx"}, "fromrepo", "appstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"nginx":{"old":"","new":"1:1.20.1-14.el9"}}`; js(got) != want {
+		t.Errorf("install = %s, want %s", js(got), want)
+	}
+	wantCmds := []string{"systemd-run --scope dnf -y --best --allowerasing --disablerepo=* --enablerepo=appstream install nginx"}
+	if diff := cmp.Diff(wantCmds, f.Changing("rpm")); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	lst, _ := call(t, env, "pkg.list_pkgs", nil)
+	if keys := lst.(*ordered.Map).StringKeys(); !cmp.Equal(keys, []string{"bash", "glibc.i686", "nginx", "tzdata"}) {
+		t.Errorf("list_pkgs keys = %v", keys)
+	}
+
+	f2 := (&pkgtest.Fake{}).Once("rpm -qa *", 0, after).On("rpm -qa *", 0, rpmBefore)
+	env.Opts.Set("systemd.scope", false)
+	env2 := newEnv(rockyGrains(), f2, "dnf")
+	env2.Opts.Set("systemd.scope", false)
+	got, err = call(t, env2, "pkg.remove", []any{"nginx"})
+	if err != nil || js(got) != `{"nginx":{"old":"1:1.20.1-14.el9","new":""}}` {
+		t.Errorf("remove = %s %v", js(got), err)
+	}
+	if diff := cmp.Diff([]string{"dnf -y remove nginx"}, f2.Changing("rpm")); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}
+
+func TestDnfRefreshAndCandidates(t *testing.T) {
+	f := (&pkgtest.Fake{}).On("rpm -qa *", 0, rpmBefore).
+		On("dnf5 --quiet --assumeyes check-update", 100, "").
+		On("dnf5 --quiet list available nginx bash", 0, "Available Packages\nnginx.x86_64   1:1.20.1-14.el9   appstream\nnginx.x86_64   1:1.22.0-1.el9   appstream\n")
+	env := newEnv(rockyGrains(), f, "dnf5", "dnf")
+	env.Grains.Set("init", "unknown")
+	got, err := call(t, env, "pkg.latest_version", []any{"nginx", "bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"nginx":"1:1.22.0-1.el9","bash":""}`; js(got) != want {
+		t.Errorf("latest_version = %s, want %s", js(got), want)
+	}
+	wantCmds := []string{"rpm -qa --nodigest --nosignature --queryformat " + rpmQueryFormat,
+		"dnf5 --quiet --assumeyes clean expire-cache", "dnf5 --quiet --assumeyes check-update",
+		"dnf5 --quiet list available nginx bash"}
+	if diff := cmp.Diff(wantCmds, f.Lines()); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}
+
+func TestApk(t *testing.T) {
+	before := "musl-1.2.4-r2\nalpine-baselayout-3.4.3-r1\n"
+	after := before + "nginx-1.24.0-r6\n"
+	f := (&pkgtest.Fake{}).Once("apk info -v", 0, before).On("apk info -v", 0, after)
+	env := newEnv(alpineGrains(), f)
+	got, err := call(t, env, "pkg.install", []any{"nginx"}, "refresh", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"nginx":{"old":"","new":"1.24.0-r6"}}`; js(got) != want {
+		t.Errorf("install = %s", js(got))
+	}
+	if diff := cmp.Diff([]string{"apk update", "apk add nginx"}, f.Changing("apk info")); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	lst, _ := call(t, env, "pkg.list_pkgs", nil)
+	if v := lst.(*ordered.Map).Value("alpine-baselayout"); v != "3.4.3-r1" {
+		t.Errorf("alpine-baselayout = %v", v)
+	}
+}
+
+func TestVirtual(t *testing.T) {
+	env := newEnv(ordered.FromPairs("os", "Windows", "os_family", "Windows"), &pkgtest.Fake{})
+	_, err := call(t, env, "pkg.list_pkgs", nil)
+	if err == nil || err.Error() != `'pkg' __virtual__ returned False: The pkg module cannot be loaded: unsupported OS family "Windows"` {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestVersionCompare(t *testing.T) {
+	deb := []struct {
+		a, b string
+		want int
+	}{
+		{"1.0", "1.0", 0}, {"1.0-1", "1.0-2", -1}, {"1:0.1", "2.0", 1}, {"1.0~rc1", "1.0", -1},
+		{"1.0+b1", "1.0", 1}, {"2.36-9", "2.36-10", -1}, {"1.2.10", "1.2.9", 1}, {"1.0a", "1.0", 1},
+		{"0:1.0", "1.0", 0}, {"1.0-1~bpo1", "1.0-1", -1},
+	}
+	for _, tt := range deb {
+		if got := DebianCompare(tt.a, tt.b); got != tt.want {
+			t.Errorf("DebianCompare(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+	rpm := []struct {
+		a, b string
+		want int
+	}{
+		{"1.0-1", "1.0-1", 0}, {"1.0-1.el9", "1.0-2.el9", -1}, {"1:1.0", "2.0", 1}, {"1.0~rc1", "1.0", -1},
+		{"1.10", "1.9", 1}, {"1.0a", "1.0", 1}, {"2.34-60.el9", "2.34-60.el9_2", -1}, {"1.0", "1.0-5", 0},
+	}
+	for _, tt := range rpm {
+		if got := RPMCompare(tt.a, tt.b); got != tt.want {
+			t.Errorf("RPMCompare(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
