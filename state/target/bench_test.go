@@ -2,6 +2,7 @@ package target
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -56,6 +57,41 @@ func BenchmarkCompileCompound(b *testing.B) {
 	for b.Loop() {
 		if _, err := Compile("G@os:Debian and ( web* or L@db5,db10 ) and not I@role:db", Compound, Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestMatcherConcurrent shares one compiled matcher between goroutines;
+// run with -race.
+func TestMatcherConcurrent(t *testing.T) {
+	m, err := Compile("G@os:Debian and ( web* or L@db5 ) and not I@role:db or P@env:name:pro.", Compound, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	minions := benchMinions(400)
+	want := 0
+	for _, mn := range minions {
+		if m.Match(mn) {
+			want++
+		}
+	}
+	var wg sync.WaitGroup
+	counts := make([]int, 4)
+	for g := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, mn := range minions {
+				if m.Match(mn) {
+					counts[g]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for g, c := range counts {
+		if c != want {
+			t.Errorf("goroutine %d matched %d minions, want %d", g, c, want)
 		}
 	}
 }
