@@ -146,7 +146,12 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 		ret = r.runCheck(ctx, &env, low)
 	}
 	if ret == nil || ret.Value("result") == false {
-		ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
+		if r.Mock {
+			ret = ordered.FromPairs("name", low.Value("name"), "comment", "Not called, mocked",
+				"changes", ordered.New(), "result", true)
+		} else {
+			ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
+		}
 	}
 	if low.Has("check_cmd") && !r.States.Has(r.Env, str(low.Value("state"))+".mod_run_check_cmd") {
 		r.runCheckCmd(ctx, low, ret)

@@ -33,6 +33,9 @@ type Runner struct {
 	Now func() time.Time
 	// Template renders templates for state functions (states.Call.Template).
 	Template states.TemplateFunc
+	// Mock reports every state as "Not called, mocked" instead of running
+	// it (state.apply mock=True), keeping requisites and ordering.
+	Mock bool
 
 	runNum   int
 	pre      map[string]*ordered.Map

@@ -25,6 +25,7 @@ type job struct {
 	files    *fileclient.Client
 	pillar   *ordered.Map
 	test     bool
+	mock     bool
 	saltenv  string
 	failhard bool
 	states   *states.Registry
@@ -70,6 +71,7 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 		j.log = slog.New(slog.DiscardHandler)
 	}
 	j.test = testValue(test, kw, opts)
+	j.mock = modules.Truthy(kw.Value("mock"))
 	j.failhard = modules.Truthy(opts.Value("failhard"))
 	if s, ok := opts.Value("saltenv").(string); ok {
 		j.saltenv = s
@@ -211,7 +213,7 @@ func (j *job) runner() *run.Runner {
 	if env.Files == nil {
 		env.Files = j.files
 	}
-	return &run.Runner{States: j.states, Env: &env, Failhard: j.failhard, Log: j.log, Template: j.template(&env)}
+	return &run.Runner{States: j.states, Env: &env, Failhard: j.failhard, Log: j.log, Template: j.template(&env), Mock: j.mock}
 }
 
 // template renders file templates with Salt's context: grains, pillar,
