@@ -26,6 +26,7 @@ type job struct {
 	pillar   *ordered.Map
 	test     bool
 	mock     bool
+	terse    bool
 	saltenv  string
 	failhard bool
 	states   *states.Registry
@@ -72,6 +73,7 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 	}
 	j.test = testValue(test, kw, opts)
 	j.mock = modules.Truthy(kw.Value("mock"))
+	j.terse = modules.Truthy(kw.Value("terse"))
 	j.failhard = modules.Truthy(opts.Value("failhard"))
 	if s, ok := opts.Value("saltenv").(string); ok {
 		j.saltenv = s

@@ -267,8 +267,30 @@ func (j *job) callHigh(ctx context.Context, high *ordered.Map) (any, error) {
 		return strList(errs), nil
 	}
 	out := res.Map()
+	if j.terse {
+		out = filterRunning(out)
+	}
 	stateRetcodeHigh(j.env, out, high)
 	return out, nil
+}
+
+// filterRunning drops successful states without changes (terse=True,
+// _filter_running).
+func filterRunning(ret *ordered.Map) *ordered.Map {
+	out := ordered.New()
+	ret.Range(func(k, v any) bool {
+		m, _ := v.(*ordered.Map)
+		if m == nil || m.Value("result") != true || changedMap(m.Value("changes")) {
+			out.Set(k, v)
+		}
+		return true
+	})
+	return out
+}
+
+func changedMap(v any) bool {
+	m, ok := v.(*ordered.Map)
+	return !ok && modules.Truthy(v) || ok && m.Len() > 0
 }
 
 func noStates(comment string) *ordered.Map {
