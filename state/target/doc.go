@@ -12,7 +12,8 @@
 //
 // Options.Delimiter is the grain/pillar key delimiter, Options.Nodegroups
 // the master's nodegroups (for N@ and the nodegroup kind) and
-// Options.ListNodegroups the master's ssh_list_nodegroups (for MatchID).
+// Options.ListNodegroups the master's ssh_list_nodegroups (for MatchID);
+// OptionsFromConfig fills the last two from a Salt opts map.
 //
 // Compile once and match many: a compiled Matcher is immutable and safe
 // for concurrent use. Kind values are Salt's tgt_type names (glob, pcre,

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/brinesalt/brine/state/ordered"
 )
 
 func testNodegroups() map[string]any {
@@ -149,5 +151,21 @@ func TestNodegroupExpansionBounded(t *testing.T) {
 	var ne *NodegroupError
 	if !errors.As(err, &ne) {
 		t.Fatalf("error = %v, want a *NodegroupError", err)
+	}
+}
+
+func TestOptionsFromConfig(t *testing.T) {
+	cfg := ordered.FromPairs(
+		"nodegroups", ordered.FromPairs("webs", "web*", 1, "L@x"),
+		"ssh_list_nodegroups", ordered.FromPairs("dbs", []any{"db1"}),
+		"id", "master",
+	)
+	opts := OptionsFromConfig(cfg)
+	want := Options{Nodegroups: map[string]any{"webs": "web*", "1": "L@x"}, ListNodegroups: map[string]any{"dbs": []any{"db1"}}}
+	if diff := cmp.Diff(want, opts); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := OptionsFromConfig(nil); got.Nodegroups != nil || got.ListNodegroups != nil {
+		t.Errorf("nil config: %+v", got)
 	}
 }

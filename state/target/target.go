@@ -202,3 +202,26 @@ func compileSubdictMatcher(expr string, kind Kind, delim string) (Matcher, error
 	}
 	return subdictMatcher{pillar: strings.HasPrefix(string(kind), "pillar"), sd: sd}, nil
 }
+
+// OptionsFromConfig reads the targeting settings from a Salt
+// configuration map (master or minion opts): nodegroups and
+// ssh_list_nodegroups. Values of other shapes are ignored.
+func OptionsFromConfig(opts *ordered.Map) Options {
+	return Options{
+		Nodegroups:     stringKeyed(opts.Value("nodegroups")),
+		ListNodegroups: stringKeyed(opts.Value("ssh_list_nodegroups")),
+	}
+}
+
+func stringKeyed(v any) map[string]any {
+	m, ok := v.(*ordered.Map)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]any, m.Len())
+	m.Range(func(k, v any) bool {
+		out[ordered.KeyString(k)] = v
+		return true
+	})
+	return out
+}

@@ -116,7 +116,7 @@ func idMatcher(kind target.Kind) matchFunc {
 				tgt = keys.Keys() // `id in dict` tests the keys
 			}
 		}
-		return evaluate(env, tgt, kind, m, target.Options{Nodegroups: nodegroups(env)})
+		return evaluate(env, tgt, kind, m, target.OptionsFromConfig(env.Opts))
 	}
 }
 
@@ -184,20 +184,6 @@ func optString(v any) string {
 		return ""
 	}
 	return ordered.KeyString(v)
-}
-
-// nodegroups reads the nodegroups option, as compound_match does.
-func nodegroups(env *modules.Env) map[string]any {
-	ng, ok := env.Opts.Value("nodegroups").(*ordered.Map)
-	if !ok {
-		return nil
-	}
-	out := make(map[string]any, ng.Len())
-	ng.Range(func(k, v any) bool {
-		out[ordered.KeyString(k)] = v
-		return true
-	})
-	return out
 }
 
 // oneArg wraps a function of one parameter, failing as Python does when
