@@ -105,7 +105,9 @@ func (j *job) which(name string) string {
 	return j.m.Which(name)
 }
 
-func opt(name string, def any) modules.Param { return modules.Param{Name: name, Optional: true, Default: def} }
+func opt(name string, def any) modules.Param {
+	return modules.Param{Name: name, Optional: true, Default: def}
+}
 
 var nameOnly = modules.Spec{Params: []modules.Param{{Name: "name"}}, VarKw: true}
 
