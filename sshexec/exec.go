@@ -173,35 +173,54 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 	if err != nil {
 		return failure(t.ID, err, 1)
 	}
-	runStart := time.Now()
-	stdout, stderr, code, err := run(ctx, conn, p.probeScript(), payload)
-	tm.Run = time.Since(runStart)
+	if p.Password {
+		// sudo's password travels on stdin ahead of the job (thin/sudo.go).
+		payload = append([]byte(t.Passwd.Reveal()+"\n"), payload...)
+	}
+	r, stdout, ok := e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm)
+	if ok {
+		return r
+	}
+	if r.Err == nil && r.Retcode == exitThinDeploy && strings.Contains(stdout, deployMarker) {
+		upStart := time.Now()
+		script, err := e.deploy(ctx, conn, p, stdout)
+		tm.Upload = time.Since(upStart)
+		if err != nil {
+			return deployFailure(ctx, conn, t.ID, p, err)
+		}
+		tm.Deployed = true
+		if r, _, ok = e.attempt(ctx, conn, t.ID, script, payload, tm); ok {
+			return r
+		}
+	}
+	if p.Sudo && !p.TTY && errors.Is(r.Err, errRequireTTY) {
+		// sudo is configured with requiretty: Salt tells the user to set
+		// tty: True; Brine gives sudo a pty and tries once more.
+		p.TTY = true
+		if r2, _, ok := e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm); ok || r2.Err != nil {
+			return r2
+		}
+	}
+	return r
+}
+
+// attempt runs one script and returns the host's result; ok is false when
+// the output held no result frame, in which case r describes the failure
+// and stdout is kept for the deploy check.
+func (e *Executor) attempt(ctx context.Context, conn Conn, id, script string, payload []byte, tm *Timings) (r Result, stdout string, ok bool) {
+	start := time.Now()
+	stdout, stderr, code, err := run(ctx, conn, script, payload)
+	tm.Run += time.Since(start)
 	if err != nil {
-		return sessionFailure(t.ID, err, stdout, stderr)
+		return sessionFailure(id, err, stdout, stderr), stdout, false
 	}
-	if res, ok := decodeFrame(t.ID, stdout); ok {
-		return res
+	if res, ok := decodeFrame(id, stdout); ok {
+		return res, stdout, true
 	}
-	if code != exitThinDeploy || !strings.Contains(stdout, deployMarker) {
-		return shimFailure(t.ID, stdout, stderr, code)
+	if code == exitThinDeploy && strings.Contains(stdout, deployMarker) {
+		return Result{ID: id, Retcode: code}, stdout, false
 	}
-	upStart := time.Now()
-	script, err := e.deploy(ctx, conn, p, stdout)
-	tm.Upload = time.Since(upStart)
-	if err != nil {
-		return deployFailure(ctx, conn, t.ID, p, err)
-	}
-	tm.Deployed = true
-	runStart = time.Now()
-	stdout, stderr, code, err = run(ctx, conn, script, payload)
-	tm.Run += time.Since(runStart)
-	if err != nil {
-		return sessionFailure(t.ID, err, stdout, stderr)
-	}
-	if res, ok := decodeFrame(t.ID, stdout); ok {
-		return res
-	}
-	return shimFailure(t.ID, stdout, stderr, code)
+	return shimFailure(id, stdout, stderr, code), stdout, false
 }
 
 // deploy sends the thin binary for the architecture the probe reported
@@ -244,6 +263,9 @@ func (e *Executor) scriptParams(t *roster.Target) scriptParams {
 	return scriptParams{
 		ThinDir: dir, Bin: e.opts.Bundle.BinName(), Sudo: t.Sudo, SudoUser: t.SudoUser,
 		Wipe: e.opts.Wipe && !t.DisableWipe, Umask: umask, SetPath: t.SetPath, Force: e.opts.Redeploy,
+		// Salt answers sudo's prompt with the login password (roster
+		// passwd, --passwd); so does Brine, through thin's askpass.
+		Password: t.Sudo && t.Passwd.IsSet(), TTY: t.TTY,
 	}
 }
 

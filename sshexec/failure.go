@@ -57,14 +57,24 @@ var shimErrors = []struct {
 	code int // 0: match on the pattern alone
 	re   *regexp.Regexp
 	msg  string
+	err  error // the sentinel callers branch on, if any
 }{
-	{0, regexp.MustCompile(`sudo: (a password is required|no tty present and no askpass program specified)`), "sudo expected a password, NOPASSWD required"},
-	{0, regexp.MustCompile(`sudo: sorry, you must have a tty to run sudo`), "sudo is configured with requiretty"},
-	{0, regexp.MustCompile(`is not in the sudoers file|is not allowed to (run sudo|execute)`), "the login user may not use sudo on this host:\n "},
-	{exitThinChecksum, regexp.MustCompile(`checksum mismatched|thin unpack failed`), "The salt thin transfer was corrupted"},
-	{exitCantCreate, regexp.MustCompile(`exists but is not a directory|owned by another user`), "A necessary path for salt thin unexpectedly exists:\n "},
-	{0, regexp.MustCompile(`Permission denied`), "Permissions problem, target user may need to be root or use sudo:\n "},
+	{0, regexp.MustCompile(`sudo: (a password is required|no tty present and no askpass program specified)`), "sudo expected a password, NOPASSWD required", errSudoPassword},
+	{0, regexp.MustCompile(`sudo: sorry, you must have a tty to run sudo`), "sudo is configured with requiretty", errRequireTTY},
+	{0, regexp.MustCompile(`incorrect password attempts?`), "sudo refused the password", errSudoPassword},
+	{0, regexp.MustCompile(`is not in the sudoers file|is not allowed to (run sudo|execute)`), "the login user may not use sudo on this host:\n ", errSudoRefused},
+	{exitThinChecksum, regexp.MustCompile(`checksum mismatched|thin unpack failed`), "The salt thin transfer was corrupted", nil},
+	{exitCantCreate, regexp.MustCompile(`exists but is not a directory|owned by another user`), "A necessary path for salt thin unexpectedly exists:\n ", nil},
+	{0, regexp.MustCompile(`Permission denied`), "Permissions problem, target user may need to be root or use sudo:\n ", nil},
 }
+
+// Sentinels for sudo failures; the executor retries requiretty hosts
+// with a pty.
+var (
+	errSudoPassword = errors.New("sudo needs a password")
+	errRequireTTY   = errors.New("sudo requires a tty")
+	errSudoRefused  = errors.New("sudo refused")
+)
 
 // shimFailure is a session that ran but produced no result frame.
 func shimFailure(id, stdout, stderr string, code int) Result {
@@ -74,7 +84,11 @@ func shimFailure(id, stdout, stderr string, code int) Result {
 			if strings.HasSuffix(msg, "\n ") {
 				msg += strings.TrimSpace(stderr)
 			}
-			return shellReturn(id, "ERROR: "+msg, stderr, code, errors.New(msg))
+			err := errors.New(msg)
+			if e.err != nil {
+				err = fmt.Errorf("%w: %s", e.err, msg)
+			}
+			return shellReturn(id, "ERROR: "+msg, stderr, code, err)
 		}
 	}
 	if code == 0 {

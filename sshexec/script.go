@@ -26,6 +26,8 @@ type scriptParams struct {
 	Umask    int    // cmd_umask; negative means leave the login umask alone
 	SetPath  string // roster set_path, evaluated by the remote shell
 	Force    bool   // deploy even when this build is present
+	Password bool   // the first stdin line is the sudo password
+	TTY      bool   // sudo needs a terminal (roster tty, requiretty)
 }
 
 // shellQuote quotes s for a POSIX shell.
@@ -45,27 +47,34 @@ func (p scriptParams) prelude(b *strings.Builder) {
 	fmt.Fprintf(b, "if [ -d \"$T\" ] && [ ! -O \"$T\" ]; then echo \"thin_dir $T is owned by another user; refusing to use it\" >&2; exit %d; fi\n", exitCantCreate)
 }
 
-// invoke runs the thin binary on the job waiting on stdin and, with
-// --wipe, removes thin_dir afterwards without another round trip.
+// invoke runs the thin binary on the job waiting on stdin. Under sudo it
+// goes through the binary's own sudo subcommand, which answers a password
+// prompt from the first stdin line and gives sudo a pty for requiretty
+// (see thin/sudo.go). With --wipe the job itself removes thin_dir once
+// its result is written, as the user that owns what the job left there.
 func (p scriptParams) invoke(b *strings.Builder) {
 	if p.Umask >= 0 {
 		fmt.Fprintf(b, "umask %03o\n", p.Umask)
 	}
-	sudo := ""
-	if p.Sudo {
-		sudo = "sudo -n -- "
-		if p.SudoUser != "" {
-			sudo = "sudo -n -u " + shellQuote(p.SudoUser) + " -- "
-		}
-	}
-	run := sudo + "\"$B\" call"
+	call := "call"
 	if p.Wipe {
-		// The run leaves files owned by the sudo user (running_data), so
-		// the same user removes the directory.
-		fmt.Fprintf(b, "%s; rc=$?; %srm -rf \"$T\"; exit $rc\n", run, sudo)
+		call += " --wipe \"$T\""
+	}
+	if !p.Sudo {
+		fmt.Fprintf(b, "exec \"$B\" %s\n", call)
 		return
 	}
-	fmt.Fprintf(b, "exec %s\n", run)
+	sudo := "sudo"
+	if p.SudoUser != "" {
+		sudo += " -u " + shellQuote(p.SudoUser)
+	}
+	if p.Password {
+		sudo += " --password"
+	}
+	if p.TTY {
+		sudo += " --tty"
+	}
+	fmt.Fprintf(b, "exec \"$B\" %s -- %s\n", sudo, call)
 }
 
 // probeScript runs the thin binary when this version is present, and

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/state/grains"
@@ -19,7 +22,17 @@ func init() {
 
 // runCall exits with the job's retcode, as salt-call
 // --retcode-passthrough does; the result frame carries it as well.
+//
+// With --wipe DIR it removes DIR, the thin_dir holding this binary, once
+// the result is written (salt-ssh -w), as the user the job ran as, who
+// owns what the job left there.
 func runCall(ctx context.Context, inv *Invocation) int {
+	if len(inv.Args) == 2 && inv.Args[0] == "--wipe" {
+		defer wipe(inv.Args[1], inv.Stderr)
+	} else if len(inv.Args) != 0 {
+		fmt.Fprintln(inv.Stderr, "usage: salt-thin call [--wipe THIN_DIR]")
+		return ExUsage
+	}
 	job, err := frame.ReadJob(inv.Stdin)
 	if err != nil {
 		fmt.Fprintf(inv.Stderr, "salt-thin call: %s\n", err)
@@ -31,6 +44,19 @@ func runCall(ctx context.Context, inv *Invocation) int {
 		return ExGeneric
 	}
 	return res.Retcode
+}
+
+// wipe removes dir, but only when it is the directory this binary runs
+// from: a wrong argument must never delete anything else.
+func wipe(dir string, stderr io.Writer) {
+	self, err := os.Executable()
+	if err != nil || filepath.Dir(self) != filepath.Clean(dir) {
+		fmt.Fprintf(stderr, "salt-thin call: not wiping %s: it does not hold this binary\n", dir)
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(stderr, "salt-thin call: wipe: %s\n", err)
+	}
 }
 
 func runVersion(_ context.Context, inv *Invocation) int {

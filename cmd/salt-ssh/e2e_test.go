@@ -267,3 +267,61 @@ func TestE2EFaultsStayPerHost(t *testing.T) {
 		t.Errorf("host without sudo rights: %v", got["host3"])
 	}
 }
+
+// writeRoster writes a flat roster for the cluster with extra keys per
+// host, and points the env's master config at it.
+func (e *env) writeRoster(extra map[string]string) {
+	e.t.Helper()
+	var b strings.Builder
+	for _, h := range e.c.Hosts() {
+		fmt.Fprintf(&b, "%s:\n  host: %s\n  port: %d\n  user: %s\n  priv: %s\n  sudo: True\n%s",
+			h.ID, h.IP, h.Port, e.c.User(), e.c.KeyPath(), extra[h.ID])
+	}
+	path := filepath.Join(e.dir, "roster")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n",
+		e.dir, e.dir, e.known, path)
+	if err := os.WriteFile(filepath.Join(e.dir, "master"), []byte(conf), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestE2ESudoPasswordAndRequireTTY(t *testing.T) {
+	c := testhosts.New(t, 3,
+		testhosts.WithHost("host1", testhosts.HostOptions{SudoPassword: true}),
+		testhosts.WithHost("host2", testhosts.HostOptions{SudoPassword: true, RequireTTY: true}),
+		testhosts.WithHost("host3", testhosts.HostOptions{SudoPassword: true}))
+	e := newEnv(t, c, true)
+	pw := fmt.Sprintf("  passwd: %q\n", c.Password())
+	e.writeRoster(map[string]string{"host1": pw, "host2": pw})
+
+	got, code, stderr := e.saltSSH("*", "cmd.run", "id -un")
+	if got["host1"] != "root" || got["host2"] != "root" {
+		t.Errorf("sudo with password (host1) and with requiretty (host2): %v\n%s", got, stderr)
+	}
+	h3, _ := got["host3"].(map[string]any)
+	if code != 20 || h3 == nil || !strings.Contains(fmt.Sprint(h3["stdout"]), "sudo expected a password") {
+		t.Errorf("host3 without a password: code %d, %v", code, got["host3"])
+	}
+	// The password must not reach the output, the controller's files or
+	// the hosts' disks.
+	out, _ := json.Marshal(got)
+	if strings.Contains(string(out)+stderr, c.Password()) {
+		t.Errorf("password leaked into salt-ssh output")
+	}
+	for _, id := range []string{"host1", "host2"} {
+		leak, err := c.Exec(context.Background(), id,
+			"grep -rl -F -- "+fmt.Sprintf("%q", c.Password())+" /var/tmp /tmp /etc/salt 2>/dev/null || true")
+		if err != nil || strings.TrimSpace(string(leak)) != "" {
+			t.Errorf("%s: password found on disk in %q (%v)", id, leak, err)
+		}
+	}
+	e.writeRoster(map[string]string{"host1": "  passwd: wrong-password\n"})
+	got, _, _ = e.saltSSH("host1", "test.ping")
+	h1, _ := got["host1"].(map[string]any)
+	if h1 == nil || !strings.Contains(fmt.Sprint(h1["stdout"]), "sudo refused the password") {
+		t.Errorf("wrong sudo password: %v", got)
+	}
+}
