@@ -156,8 +156,8 @@ func caseSalt(vars map[string]any) *fakeSalt {
 		"test.echo":  func(args []any, _ *ordered.Map) (any, error) { return args[0], nil },
 		"grains.filter_by": func(args []any, kw *ordered.Map) (any, error) {
 			lookup := args[0].(*ordered.Map)
-			grain := kwOr(args, kw, 1, "grain", "os_family").(string)
-			def := kwOr(args, kw, 3, "default", "default").(string)
+			grain, _ := kwOr(args, kw, 1, "grain", "os_family").(string)
+			def, _ := kwOr(args, kw, 3, "default", "default").(string)
 			key := traverse(vars["grains"], grain, nil)
 			val, ok := lookup.Get(key)
 			if !ok {

@@ -24,7 +24,32 @@ func (f *fakeSalt) Call(_ context.Context, fun string, args []any, kw *ordered.M
 	if !ok {
 		return nil, fmt.Errorf("'%s' is not available", fun)
 	}
+	if !argsFit(fun, args) {
+		return nil, fmt.Errorf("%s: bad arguments %v", fun, args)
+	}
 	return fn(args, kw)
+}
+
+// argsFit keeps the fakes (and the fuzzer driving them) to the argument
+// shapes they understand.
+func argsFit(fun string, args []any) bool {
+	switch fun {
+	case "pillar.get", "grains.get", "cmd.run":
+		if len(args) == 0 {
+			return false
+		}
+		_, ok := args[0].(string)
+		return ok
+	case "grains.filter_by":
+		if len(args) == 0 {
+			return false
+		}
+		_, ok := args[0].(*ordered.Map)
+		return ok
+	case "test.echo":
+		return len(args) == 1
+	}
+	return true
 }
 
 func (f *fakeSalt) Has(fun string) bool { _, ok := f.funcs[fun]; return ok }
