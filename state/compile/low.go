@@ -154,13 +154,8 @@ func OrderChunks(chunks []Chunk) []Chunk {
 			continue
 		}
 		switch x := o.(type) {
-		case int, float64:
-		case bool:
-			if x {
-				c.Set("order", 1)
-			} else {
-				c.Set("order", 0)
-			}
+		case int, float64, bool:
+			// Python's bool is an int: True sorts as 1 and prints as true.
 		default:
 			switch x {
 			case "last":
