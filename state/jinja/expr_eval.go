@@ -149,23 +149,8 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 // setKey stores into a dict using Python's key folding (1 and 1.0 and
 // True are one key; the first spelling is kept).
 func setKey(m *ordered.Map, k, v any) {
-	if m.Has(k) {
-		m.Set(k, v)
-		return
-	}
-	mk := mapKey(k)
-	var existing any
-	found := false
-	m.Range(func(key, _ any) bool {
-		if hashable(key) && mapKey(key) == mk {
-			existing, found = key, true
-			return false
-		}
-		return true
-	})
-	if found {
-		m.Set(existing, v)
-		return
+	if sk, ok := storedKey(m, k); ok {
+		k = sk
 	}
 	m.Set(k, v)
 }

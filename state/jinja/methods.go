@@ -196,14 +196,8 @@ func (r *runner) dictMethod(m *ordered.Map, name string, args []any, kw *ordered
 
 // mapKeyIn returns the stored spelling of key k in m.
 func mapKeyIn(m *ordered.Map, k any) any {
-	if m.Has(k) {
-		return k
-	}
-	mk := mapKey(k)
-	for _, key := range m.Keys() {
-		if hashable(key) && mapKey(key) == mk {
-			return key
-		}
+	if sk, ok := storedKey(m, k); ok {
+		return sk
 	}
 	return k
 }

@@ -574,42 +574,56 @@ func hashable(v any) bool {
 	return false
 }
 
-// mapKey folds keys so that 1, 1.0 and True find the same entry, as in a
-// Python dict.
-func mapKey(k any) any {
+
+// keyAliases lists the other spellings of a numeric key that Python's
+// hash equality treats as the same dict key (1, 1.0, True).
+func keyAliases(k any) []any {
 	switch x := k.(type) {
 	case bool:
-		if x {
-			return 1
+		n, _ := asInt(x)
+		return []any{n, float64(n)}
+	case int:
+		out := []any{float64(x)}
+		if x == 0 || x == 1 {
+			out = append(out, x == 1)
 		}
-		return 0
+		return out
 	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e18 {
-			return int(x)
+		if x != math.Trunc(x) || math.Abs(x) >= 1e18 {
+			return nil
 		}
+		out := []any{int(x)}
+		if x == 0 || x == 1 {
+			out = append(out, x == 1)
+		}
+		return out
 	}
-	return k
+	return nil
 }
 
-// lookupKey finds k in m honouring Python's hash equality of numbers.
-func lookupKey(m *ordered.Map, k any) (any, bool) {
-	if v, ok := m.Get(k); ok {
-		return v, true
+// storedKey returns the spelling under which k (or an alias) is stored.
+func storedKey(m *ordered.Map, k any) (any, bool) {
+	if m.Has(k) {
+		return k, true
 	}
 	if !hashable(k) {
 		return nil, false
 	}
-	mk := mapKey(k)
-	var out any
-	found := false
-	m.Range(func(key, v any) bool {
-		if hashable(key) && mapKey(key) == mk {
-			out, found = v, true
-			return false
+	for _, a := range keyAliases(k) {
+		if m.Has(a) {
+			return a, true
 		}
-		return true
-	})
-	return out, found
+	}
+	return nil, false
+}
+
+// lookupKey finds k in m honouring Python's hash equality of numbers.
+func lookupKey(m *ordered.Map, k any) (any, bool) {
+	sk, ok := storedKey(m, k)
+	if !ok {
+		return nil, false
+	}
+	return m.Get(sk)
 }
 
 // sortValues sorts in place with Python ordering; the first comparison
