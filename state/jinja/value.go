@@ -574,7 +574,6 @@ func hashable(v any) bool {
 	return false
 }
 
-
 // keyAliases lists the other spellings of a numeric key that Python's
 // hash equality treats as the same dict key (1, 1.0, True).
 func keyAliases(k any) []any {
