@@ -4,5 +4,6 @@ package all
 
 import (
 	_ "github.com/brinesalt/brine/state/states/cmd"
+	_ "github.com/brinesalt/brine/state/states/file"
 	_ "github.com/brinesalt/brine/state/states/test"
 )

@@ -1,0 +1,97 @@
+package file
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/brinesalt/brine/state/jinja"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// saltCaller lets templates call execution modules (Salt's __salt__).
+type saltCaller struct{ env *modules.Env }
+
+func (s saltCaller) Call(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	return s.env.Run(ctx, fun, args, kw)
+}
+
+func (s saltCaller) Has(fun string) bool {
+	if s.env.Registry == nil {
+		return false
+	}
+	_, err := s.env.Registry.Lookup(s.env, fun)
+	return err == nil
+}
+
+// TemplateVars holds what salt.utils.templates passes a file template
+// besides grains, pillar, opts and salt: the managed file's arguments and
+// the merged defaults and context (context wins, and both override the
+// fixed names, as wrap_tmpl_func's kws.update(context) does).
+type TemplateVars struct {
+	Name, Source, Saltenv string
+	User, Group, Mode     any
+	Defaults, Context     *ordered.Map
+}
+
+// RenderTemplate renders src with the named template engine as
+// file.managed's get_managed and apply_template_on_contents do. Only
+// jinja is supported; another name gives Salt's "Specified template
+// format <t> is not supported".
+func RenderTemplate(ctx context.Context, env *modules.Env, engine, src string, v TemplateVars) (string, error) {
+	if engine != "jinja" {
+		return "", modules.Errorf("Specified template format %s is not supported", engine)
+	}
+	vars := map[string]any{
+		"name": v.Name, "source": v.Source, "user": v.User, "group": v.Group, "mode": v.Mode,
+		"attrs": nil, "saltenv": v.Saltenv,
+		"grains": orEmpty(env.Grains), "pillar": orEmpty(env.Pillar), "opts": orEmpty(env.Opts),
+	}
+	if rel, ok := strings.CutPrefix(v.Source, "salt://"); ok {
+		rel, _, _ = strings.Cut(rel, "?")
+		dir := path.Dir(rel)
+		if dir == "." {
+			dir = ""
+		}
+		root, _, _ := strings.Cut(dir, "/")
+		vars["tplfile"], vars["tpldir"], vars["tplroot"] = rel, dir, root
+		vars["tpldot"] = strings.ReplaceAll(dir, "/", ".")
+	}
+	for _, m := range []*ordered.Map{v.Defaults, v.Context} {
+		m.Range(func(k, val any) bool {
+			vars[ordered.KeyString(k)] = val
+			return true
+		})
+	}
+	opts := jinja.Options{Name: v.Source, Vars: vars, Loader: loader(ctx, env, v.Saltenv)}
+	if env.Registry != nil {
+		opts.Salt = saltCaller{env}
+	}
+	out, err := jinja.Render(ctx, src, opts)
+	if err != nil {
+		return "", fmt.Errorf("render %s: %w", v.Source, err)
+	}
+	return out, nil
+}
+
+func orEmpty(m *ordered.Map) *ordered.Map {
+	if m == nil {
+		return ordered.New()
+	}
+	return m
+}
+
+func loader(ctx context.Context, env *modules.Env, saltenv string) jinja.Loader {
+	return func(name string) ([]byte, string, error) {
+		if env.Files == nil {
+			return nil, "", fmt.Errorf("%s: %w", name, jinja.ErrTemplateNotFound)
+		}
+		b, err := env.Files.Get(ctx, "salt://"+name, saltenv)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", name, jinja.ErrTemplateNotFound)
+		}
+		return b, name, nil
+	}
+}

@@ -1,0 +1,328 @@
+package file
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/brinesalt/brine/state/modules"
+	fmod "github.com/brinesalt/brine/state/modules/file"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/states"
+)
+
+var managedSpec = spec(true,
+	opt("source", nil), opt("source_hash", ""), opt("source_hash_name", nil), opt("keep_source", true),
+	opt("user", nil), opt("group", nil), opt("mode", nil), opt("attrs", nil), opt("template", nil),
+	opt("makedirs", false), opt("dir_mode", nil), opt("context", nil), opt("replace", true),
+	opt("defaults", nil), opt("backup", ""), opt("show_changes", true), opt("create", true),
+	opt("contents", nil), opt("tmp_dir", ""), opt("tmp_ext", ""), opt("contents_pillar", nil),
+	opt("contents_grains", nil), opt("contents_newline", true), opt("contents_delimiter", ":"),
+	opt("encoding", nil), opt("encoding_errors", "strict"), opt("allow_empty", true),
+	opt("follow_symlinks", true), opt("check_cmd", nil), opt("skip_verify", false),
+	opt("selinux", nil), opt("win_owner", nil), opt("win_perms", nil), opt("win_deny_perms", nil),
+	opt("win_inheritance", true), opt("win_perms_reset", false), opt("verify_ssl", true),
+	opt("use_etag", false),
+)
+
+// managedArgs is file.managed's arguments once validated.
+type managedArgs struct {
+	name, template, saltenv string
+	source                  any
+	sourceHash              string
+	user, group, mode       any
+	contents                *string
+	context, defaults       *ordered.Map
+	replace, follow         bool
+}
+
+// managed is file.managed.
+func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
+	a, res := managedPrepare(ctx, c)
+	if res != nil {
+		return res, nil
+	}
+	name := a.name
+	ret := fmod.NewRet(name)
+	if _, ok := c.Kw("file_mode"); ok {
+		ret.Warnings = append(ret.Warnings, "The 'file_mode' argument will be ignored.  Please use 'mode' instead to set file permissions.")
+	}
+	if !c.Bool("create") {
+		if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
+			ret.Comment = fmt.Sprintf("File %s is not present and is not set for creation", name)
+			return result(ret), nil
+		}
+	}
+	if msg := checkUser(c, a.user, a.group); msg != "" {
+		return fail(name, msg), nil
+	}
+	if !filepath.IsAbs(name) {
+		return fail(name, fmt.Sprintf("Specified file %s is not an absolute path", name)), nil
+	}
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return fail(name, fmt.Sprintf("Specified target %s is a directory", name)), nil
+	}
+	if _, ok := mapArg(c, "context"); !ok {
+		return fail(name, "Context must be formed as a dict"), nil
+	}
+	if _, ok := mapArg(c, "defaults"); !ok && modules.Truthy(c.Arg("defaults")) {
+		return fail(name, "Defaults must be formed as a dict"), nil
+	}
+	if _, err := os.Lstat(name); !a.replace && err == nil {
+		return managedPermsOnly(c, a, ret)
+	}
+	if c.Env.Test {
+		return managedTest(ctx, c, a, ret)
+	}
+	src, sourceHash, err := fmod.SourceList(ctx, c.Env, a.source, a.sourceHash, a.saltenv)
+	if err != nil {
+		return fail(name, "Unable to manage file: "+err.Error()), nil
+	}
+	_ = sourceHash
+	source, comment, err := getManaged(ctx, c, a, src)
+	if err != nil {
+		return fail(name, "Unable to manage file: "+err.Error()), nil
+	}
+	if comment != "" && a.contents == nil {
+		return fail(name, comment), nil
+	}
+	if a.contents != nil {
+		source = nil
+	}
+	ret, err = fmod.ManageFile(fmod.Manage{
+		Name: name, Source: source, User: a.user, Group: a.group, Mode: a.mode,
+		Backup: c.Str("backup"), Makedirs: c.Bool("makedirs"), ShowChanges: c.Bool("show_changes"),
+		Contents: a.contents, DirMode: c.Arg("dir_mode"), Follow: a.follow, Opts: c.Env.Opts,
+	}, ret)
+	if err != nil {
+		return fail(name, "Unable to manage file: "+err.Error()), nil
+	}
+	return result(ret), nil
+}
+
+// managedPrepare validates the arguments and builds the contents as the
+// top of Salt's managed does; a non-nil Result ends the state.
+func managedPrepare(ctx context.Context, c *states.Call) (*managedArgs, *states.Result) {
+	name := expandUser(c.Str("name"))
+	a := &managedArgs{name: name, saltenv: saltenv(c), source: c.Arg("source"),
+		sourceHash: c.Str("source_hash"), user: owner(c), group: c.Arg("group"),
+		replace: c.Bool("replace"), follow: c.Bool("follow_symlinks")}
+	a.template, _ = strArg(c, "template")
+	a.context, _ = mapArg(c, "context")
+	a.defaults, _ = mapArg(c, "defaults")
+	if name == "" {
+		return nil, fail(name, "Destination file name is required")
+	}
+	mode := c.Arg("mode")
+	keepMode := false
+	if s, ok := mode.(string); ok && strings.EqualFold(s, "keep") {
+		keepMode, mode = true, nil
+	}
+	if m, ok := fmod.NormalizeMode(mode); ok {
+		a.mode = m
+	}
+	count := 0
+	for _, k := range []string{"contents", "contents_pillar", "contents_grains"} {
+		if c.Arg(k) != nil {
+			count++
+		}
+	}
+	hasSource := modules.Truthy(a.source)
+	switch {
+	case hasSource && count > 0:
+		return nil, fail(name, "'source' cannot be used in combination with 'contents', 'contents_pillar', or 'contents_grains'")
+	case keepMode && count > 0:
+		return nil, fail(name, "Mode preservation cannot be used in combination with 'contents', 'contents_pillar', or 'contents_grains'")
+	case count > 1:
+		return nil, fail(name, "Only one of 'contents', 'contents_pillar', and 'contents_grains' is permitted")
+	}
+	if hasSource && a.sourceHash != "" && !isRemote(ordered.KeyString(a.source)) {
+		logWarn(c, "source_hash is only used with 'http', 'https' or 'ftp'")
+	}
+	if !hasSource && count == 0 && a.replace {
+		a.replace = false
+	}
+	use, res := useContents(c, name)
+	if res != nil {
+		return nil, res
+	}
+	if use != nil {
+		s, res := buildContents(ctx, c, a, use)
+		if res != nil {
+			return nil, res
+		}
+		a.contents = &s
+	}
+	return a, nil
+}
+
+// useContents picks contents, contents_pillar or contents_grains.
+func useContents(c *states.Call, name string) (any, *states.Result) {
+	delim := c.Str("contents_delimiter")
+	lookup := func(arg, kind string, data *ordered.Map) (any, *states.Result) {
+		keys, isList := c.Arg(arg).([]any)
+		if !isList {
+			keys = []any{c.Arg(arg)}
+		}
+		var parts []string
+		var single any
+		for _, k := range keys {
+			v, ok := traverse(data, ordered.KeyString(k), delim)
+			if !ok {
+				return nil, fail(name, fmt.Sprintf("%s %s does not exist", kind, ordered.KeyString(k)))
+			}
+			single = v
+			parts = append(parts, pyStr(v))
+		}
+		if isList {
+			return strings.Join(parts, "\n"), nil
+		}
+		return single, nil
+	}
+	switch {
+	case c.Arg("contents_pillar") != nil:
+		return lookup("contents_pillar", "Pillar", c.Env.Pillar)
+	case c.Arg("contents_grains") != nil:
+		return lookup("contents_grains", "Grain", c.Env.Grains)
+	}
+	return c.Arg("contents"), nil
+}
+
+// buildContents is managed's contents normalization: every line ends in
+// a newline (contents_newline: False strips the last one), lists are
+// joined, and a template renders the result.
+func buildContents(ctx context.Context, c *states.Call, a *managedArgs, use any) (string, *states.Result) {
+	if !c.Bool("allow_empty") && !modules.Truthy(use) {
+		id := "'contents'"
+		if v := c.Arg("contents_pillar"); modules.Truthy(v) {
+			id = "contents_pillar " + pyStr(v)
+		} else if v := c.Arg("contents_grains"); modules.Truthy(v) {
+			id = "contents_grains " + pyStr(v)
+		}
+		return "", fail(a.name, id+" value would result in empty contents. Set allow_empty to True to allow the managed file to be empty.")
+	}
+	var parts []string
+	switch v := use.(type) {
+	case []any:
+		for _, item := range v {
+			parts = append(parts, pyStr(item))
+		}
+	default:
+		parts = []string{pyStr(v)}
+	}
+	var b strings.Builder
+	for _, part := range parts {
+		for _, l := range fmod.SplitLines(part) {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	s := b.String()
+	if !c.Bool("contents_newline") {
+		s = strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
+	}
+	if a.template != "" {
+		out, err := fmod.RenderTemplate(ctx, c.Env, a.template, s, fmod.TemplateVars{
+			Name: a.name, Saltenv: a.saltenv, User: a.user, Group: a.group, Mode: a.mode,
+			Defaults: a.defaults, Context: a.context,
+		})
+		if err != nil {
+			return "", fail(a.name, err.Error())
+		}
+		s = out
+	}
+	return s, nil
+}
+
+// getManaged is file.get_managed: fetch the source and render it.
+func getManaged(ctx context.Context, c *states.Call, a *managedArgs, src string) (*fmod.Source, string, error) {
+	if src == "" {
+		return nil, "", nil
+	}
+	data, comment, err := fmod.FetchSource(ctx, c.Env, src, a.saltenv)
+	if err != nil || comment != "" {
+		return nil, comment, err
+	}
+	if a.template != "" {
+		out, err := fmod.RenderTemplate(ctx, c.Env, a.template, string(data), fmod.TemplateVars{
+			Name: a.name, Source: src, Saltenv: a.saltenv, User: a.user, Group: a.group, Mode: a.mode,
+			Defaults: a.defaults, Context: a.context,
+		})
+		if err != nil {
+			var ee *modules.ExecutionError
+			if errors.As(err, &ee) {
+				return nil, ee.Msg, nil
+			}
+			return nil, "", err
+		}
+		data = []byte(out)
+	}
+	return &fmod.Source{URL: src, Data: data, Fetched: true}, "", nil
+}
+
+// managedPermsOnly handles replace: False on an existing file: only the
+// ownership and mode are managed.
+func managedPermsOnly(c *states.Call, a *managedArgs, ret *fmod.Ret) (*states.Result, error) {
+	ret, perms, err := fmod.CheckPerms(a.name, ret, a.user, a.group, a.mode, a.follow, c.Env.Test)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Env.Test:
+		if m, ok := a.mode.(string); ok && perms != nil && m != perms.LMode {
+			ret.Comment = fmt.Sprintf("File %s will be updated with permissions %s from its current state of %s", a.name, m, perms.LMode)
+		} else {
+			ret.Comment = fmt.Sprintf("File %s not updated", a.name)
+		}
+	case ret.Changes.Len() == 0 && ret.Result == true:
+		ret.Comment = fmt.Sprintf("File %s exists with proper permissions. No changes made.", a.name)
+	}
+	return result(ret), nil
+}
+
+// managedTest is the test=True branch: check_managed_changes predicts
+// the changes without touching the file.
+func managedTest(ctx context.Context, c *states.Call, a *managedArgs, ret *fmod.Ret) (*states.Result, error) {
+	src, _, err := fmod.SourceList(ctx, c.Env, a.source, a.sourceHash, a.saltenv)
+	if err != nil {
+		return fail(a.name, "Unable to manage file: "+err.Error()), nil
+	}
+	var want []byte
+	if a.contents != nil {
+		want = []byte(*a.contents)
+	} else if src != "" {
+		source, comment, err := getManaged(ctx, c, a, src)
+		if err != nil {
+			return fail(a.name, "Unable to manage file: "+err.Error()), nil
+		}
+		if comment != "" {
+			return fail(a.name, comment), nil
+		}
+		want = source.Data
+	}
+	changes := fmod.CheckFileMeta(a.name, want, a.user, a.group, a.mode, a.follow)
+	ret.Changes = changes
+	switch {
+	case changes.Len() > 0:
+		ret.Result = nil
+		ret.Comment = fmt.Sprintf("The file %s is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.", a.name)
+		if changes.Has("diff") && !c.Bool("show_changes") {
+			changes.Set("diff", "<show_changes=False>")
+		}
+	default:
+		ret.Comment = fmt.Sprintf("The file %s is in the correct state", a.name)
+	}
+	return result(ret), nil
+}
+
+func isRemote(src string) bool {
+	for _, p := range []string{"http://", "https://", "ftp://", "s3://", "swift://"} {
+		if strings.HasPrefix(src, p) {
+			return true
+		}
+	}
+	return false
+}
