@@ -74,6 +74,9 @@ func (f *Fake) Run(_ context.Context, c syscmd.Cmd) (syscmd.Result, error) {
 func (f *Fake) Lines() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.Calls) == 0 {
+		return nil
+	}
 	out := make([]string, len(f.Calls))
 	for i, c := range f.Calls {
 		out[i] = strings.Join(c.Args, " ")
