@@ -6,7 +6,11 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/file"
 	_ "github.com/brinesalt/brine/state/modules/grains"
+	_ "github.com/brinesalt/brine/state/modules/group"
 	_ "github.com/brinesalt/brine/state/modules/match"
+	_ "github.com/brinesalt/brine/state/modules/pkg"
+	_ "github.com/brinesalt/brine/state/modules/service"
 	_ "github.com/brinesalt/brine/state/modules/sys"
 	_ "github.com/brinesalt/brine/state/modules/test"
+	_ "github.com/brinesalt/brine/state/modules/user"
 )
