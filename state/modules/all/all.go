@@ -10,6 +10,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/match"
 	_ "github.com/brinesalt/brine/state/modules/pkg"
 	_ "github.com/brinesalt/brine/state/modules/service"
+	_ "github.com/brinesalt/brine/state/modules/status"
 	_ "github.com/brinesalt/brine/state/modules/sys"
 	_ "github.com/brinesalt/brine/state/modules/test"
 	_ "github.com/brinesalt/brine/state/modules/user"
