@@ -1,6 +1,7 @@
 package sshexec
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/brinesalt/brine/internal/version"
 )
 
 // Bundle is the set of thin binaries salt-ssh can send, one per target
@@ -68,7 +71,7 @@ func OpenBundle(dir, cacheDir string) (*Bundle, error) {
 		key := fmt.Sprintf("%s|%d|%d", p, st.Size(), st.ModTime().UnixNano())
 		sum, ok := idx[key]
 		if !ok {
-			if sum, err = fileSHA256(p); err != nil {
+			if sum, err = inspect(p); err != nil {
 				return nil, err
 			}
 			idx[key] = sum
@@ -182,20 +185,29 @@ func writeGzip(src, dst string) error {
 	return nil
 }
 
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
+// ErrThinMismatch means a thin binary comes from a build whose remote
+// protocol differs from this salt-ssh's.
+var ErrThinMismatch = errors.New("thin binary from another build")
+
+// inspect hashes the thin binary at p and checks that it speaks this
+// salt-ssh's protocol (the marker in internal/version), so a stale
+// binary beside salt-ssh is refused here rather than failing on every
+// target.
+func inspect(p string) (string, error) {
+	data, err := os.ReadFile(p)
 	if err != nil {
-		return "", fmt.Errorf("hash thin binary: %w", err)
+		return "", fmt.Errorf("read thin binary: %w", err)
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash thin binary: %w", err)
+	if !bytes.Contains(data, []byte(version.ThinMarker)) {
+		return "", fmt.Errorf("%w: %s lacks %q; rebuild it with `make thin`", ErrThinMismatch, p, strings.Trim(version.ThinMarker, "\x00"))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
 
-const sumIndexName = "sums.json"
+// sumIndexName names the hash index; its version changes whenever what
+// an entry vouches for changes (v2: the protocol marker was checked).
+const sumIndexName = "sums-v2.json"
 
 func loadSumIndex(dir string) map[string]string {
 	idx := map[string]string{}

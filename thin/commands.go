@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/state/grains"
@@ -60,7 +61,8 @@ func wipe(dir string, stderr io.Writer) {
 }
 
 func runVersion(_ context.Context, inv *Invocation) int {
-	fmt.Fprintf(inv.Stdout, "salt-thin %s (Salt %s)\n", version.Brine, version.Salt)
+	// Printing the marker keeps it in the binary for salt-ssh to find.
+	fmt.Fprintf(inv.Stdout, "salt-thin %s (Salt %s, %s)\n", version.Brine, version.Salt, strings.Trim(version.ThinMarker, "\x00"))
 	return ExOK
 }
 

@@ -225,14 +225,25 @@ func (a *app) run(ctx context.Context) int {
 		p.Opts.Indent = output.IndentOf(a.o.outIndent)
 	}
 	final := 0
+	bar := a.progress()
 	for r := range a.exec.Run(ctx, a.targets, a.job) {
 		final = max(final, r.Retcode)
-		if a.o.verbose {
-			a.printTimings(r)
+		show := func() {
+			if a.o.verbose {
+				a.printTimings(r)
+			}
+			if err := p.Host(r.ID, hostReturn(r)); err != nil {
+				a.log.Error("print output", "error", err)
+			}
 		}
-		if err := p.Host(r.ID, hostReturn(r)); err != nil {
-			a.log.Error("print output", "error", err)
+		if bar == nil {
+			show()
+			continue
 		}
+		bar.host(r.Retcode != 0, show)
+	}
+	if bar != nil {
+		bar.close()
 	}
 	if err := p.Flush(); err != nil {
 		a.log.Error("print output", "error", err)
@@ -255,6 +266,20 @@ func hostReturn(r sshexec.Result) any {
 		m.Set("out", r.Out)
 	}
 	return m
+}
+
+// progress returns a live status line for runs over several hosts when
+// stderr is a terminal and the output is meant for people, else nil.
+func (a *app) progress() *progress {
+	f, ok := a.stderr.(*os.File)
+	if !ok || !isTerminal(f) || len(a.targets) < 2 || a.o.static {
+		return nil
+	}
+	switch a.outputter() {
+	case "json", "yaml", "raw", "quiet":
+		return nil
+	}
+	return newProgress(a.stderr, len(a.targets))
 }
 
 func (a *app) outputter() string {

@@ -19,3 +19,12 @@ var SaltInfo = [2]int{3006, 19}
 // Brine is this build's own version. Release builds override it with
 // -ldflags '-X github.com/brinesalt/brine/internal/version.Brine=…'.
 var Brine = "0.1.0-dev"
+
+// ThinProtocol numbers the contract between salt-ssh's remote scripts
+// and the thin binary's subcommands. salt-ssh refuses a thin binary built
+// with another number (see ThinMarker) instead of failing on targets.
+const ThinProtocol = 2
+
+// ThinMarker is embedded in the thin binary so salt-ssh can read its
+// protocol from the file without running it.
+const ThinMarker = "\x00BRINE-THIN-PROTOCOL:2\x00"
