@@ -30,7 +30,8 @@ type checkState struct {
 // runCheck evaluates onlyif, unless and creates (salt/state.py
 // _run_check). A return with result true means the state is skipped.
 func (r *Runner) runCheck(ctx context.Context, env *modules.Env, low Chunk) *ordered.Map {
-	ret := ordered.FromPairs("result", false)
+	// State.call starts from this return and updates it with the check.
+	ret := ordered.FromPairs("result", false, "name", low.Value("name"), "changes", ordered.New())
 	var comments []string
 	for _, k := range []string{"__sls__", "__id__", "name"} {
 		ret.Set(k, low.Value(k))
