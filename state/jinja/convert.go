@@ -88,32 +88,41 @@ func normalize(v any) any {
 // export turns an engine value back into Brine's value model: lists and
 // tuples become []any, namespaces plain maps, undefined nil, and other
 // engine objects their string form.
-func export(v any) any {
+func export(v any) any { return exportDepth(v, 0) }
+
+// maxExportDepth cuts self-containing values short (as nil) instead of
+// recursing forever.
+const maxExportDepth = 500
+
+func exportDepth(v any, depth int) any {
+	if depth > maxExportDepth {
+		return nil
+	}
 	switch x := v.(type) {
 	case nil, bool, int, float64, string:
 		return v
 	case *pyList:
 		out := make([]any, len(x.items))
 		for i, e := range x.items {
-			out[i] = export(e)
+			out[i] = exportDepth(e, depth+1)
 		}
 		return out
 	case *namedTuple:
-		return export(x.vals)
+		return exportDepth(x.vals, depth)
 	case *dictView:
-		return export(newList(x.items))
+		return exportDepth(newList(x.items), depth)
 	case tuple:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = export(e)
+			out[i] = exportDepth(e, depth+1)
 		}
 		return out
 	case *ordered.Map:
 		m := ordered.New()
-		x.Range(func(k, val any) bool { m.Set(k, export(val)); return true })
+		x.Range(func(k, val any) bool { m.Set(k, exportDepth(val, depth+1)); return true })
 		return m
 	case *namespace:
-		return export(x.attrs)
+		return exportDepth(x.attrs, depth)
 	case *undefined:
 		return nil
 	case *module:

@@ -338,3 +338,32 @@ func TestSaltExtraFilters(t *testing.T) {
 		}
 	}
 }
+
+func TestSelfContainingValues(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"{% set l = [1] %}{% do l.append(l) %}{{ l }}", "[1, [...]]"},
+		{"{% set d = {} %}{% do d.update({'me': d}) %}{{ d }}", "{'me': {...}}"},
+		{"{% set ns = namespace() %}{% set ns.me = ns %}{{ ns.me is defined }}", "True"},
+		{"{% set l = [] %}{% do l.append(l) %}{{ l == l }} {{ [l] == [l] }}", "True True"},
+	}
+	for _, tt := range tests {
+		got, err := Render(context.Background(), tt.src, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.src, got, tt.want)
+		}
+	}
+	for _, src := range []string{
+		"{% set l = [] %}{% do l.append(l) %}{{ l|json }}",
+		"{% set l = [] %}{% do l.append(l) %}{{ l|yaml }}",
+		"{% set l = [] %}{% do l.append(l) %}{{ l|flatten }}",
+		"{% set a = [] %}{% set b = [] %}{% do a.append(a) %}{% do b.append(b) %}{{ a == b }}{{ a < b }}",
+	} {
+		// Python fails on these (ValueError, RecursionError); Brine must
+		// not hang or crash, whatever it answers.
+		_, _ = Render(context.Background(), src, Options{})
+	}
+}

@@ -388,7 +388,7 @@ func fFlatten(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 			if it == nil && !keepNulls {
 				continue
 			}
-			if sub, ok := seqItems(it); ok && (levels < 0 || depth < levels) {
+			if sub, ok := seqItems(it); ok && (levels < 0 || depth < levels) && depth < maxExportDepth {
 				out = append(out, walk(sub, depth+1)...)
 				continue
 			}

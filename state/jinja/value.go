@@ -233,6 +233,12 @@ func pyRepr(v any) string {
 }
 
 func writeRepr(b *strings.Builder, v any) {
+	reprSeen(b, v, map[any]bool{})
+}
+
+// reprSeen is writeRepr with Python's guard against self-containing
+// lists and dicts, which print as [...] and {...}.
+func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("None")
@@ -249,19 +255,25 @@ func writeRepr(b *strings.Builder, v any) {
 	case string:
 		b.WriteString(quoteRepr(x))
 	case *pyList:
+		if seen[x] {
+			b.WriteString("[...]")
+			return
+		}
+		seen[x] = true
+		defer delete(seen, x)
 		b.WriteByte('[')
 		for i, e := range x.items {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, e)
+			reprSeen(b, e, seen)
 		}
 		b.WriteByte(']')
 	case *namedTuple:
-		writeRepr(b, x.vals)
+		reprSeen(b, x.vals, seen)
 	case *dictView:
 		b.WriteString("dict_" + x.kind + "(")
-		writeRepr(b, newList(x.items))
+		reprSeen(b, newList(x.items), seen)
 		b.WriteByte(')')
 	case tuple:
 		b.WriteByte('(')
@@ -269,13 +281,19 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, e)
+			reprSeen(b, e, seen)
 		}
 		if len(x) == 1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte(')')
 	case *ordered.Map:
+		if seen[x] {
+			b.WriteString("{...}")
+			return
+		}
+		seen[x] = true
+		defer delete(seen, x)
 		b.WriteByte('{')
 		i := 0
 		x.Range(func(k, val any) bool {
@@ -283,15 +301,15 @@ func writeRepr(b *strings.Builder, v any) {
 				b.WriteString(", ")
 			}
 			i++
-			writeRepr(b, k)
+			reprSeen(b, k, seen)
 			b.WriteString(": ")
-			writeRepr(b, val)
+			reprSeen(b, val, seen)
 			return true
 		})
 		b.WriteByte('}')
 	case *namespace:
 		b.WriteString("<Namespace ")
-		writeRepr(b, x.attrs)
+		reprSeen(b, x.attrs, seen)
 		b.WriteByte('>')
 	case *macro:
 		fmt.Fprintf(b, "<Macro '%s'>", x.def.name)
@@ -390,8 +408,27 @@ func (r *runner) iterate(v any) ([]any, error) {
 }
 
 // equal is Python's ==.
-func equal(a, b any) bool {
+func equal(a, b any) bool { return equalDepth(a, b, 0) }
+
+// maxCompareDepth stops comparisons of self-containing values, where
+// Python raises RecursionError.
+const maxCompareDepth = 500
+
+func equalDepth(a, b any, depth int) bool {
+	if depth > maxCompareDepth {
+		return false
+	}
 	a, b = plainTuple(a), plainTuple(b)
+	if pa, ok := a.(*pyList); ok {
+		if pb, ok := b.(*pyList); ok && pa == pb {
+			return true
+		}
+	}
+	if ma, ok := a.(*ordered.Map); ok {
+		if mb, ok := b.(*ordered.Map); ok && ma == mb {
+			return true
+		}
+	}
 	if fa, ok := numeric(a); ok {
 		if fb, ok := numeric(b); ok {
 			return fa == fb
@@ -421,7 +458,7 @@ func equal(a, b any) bool {
 			}
 		}
 		for i := range xs {
-			if !equal(xs[i], ys[i]) {
+			if !equalDepth(xs[i], ys[i], depth+1) {
 				return false
 			}
 		}
@@ -434,7 +471,7 @@ func equal(a, b any) bool {
 		same := true
 		x.Range(func(k, v any) bool {
 			w, ok := y.Get(k)
-			if !ok || !equal(v, w) {
+			if !ok || !equalDepth(v, w, depth+1) {
 				same = false
 			}
 			return same
@@ -467,7 +504,12 @@ func numeric(v any) (float64, bool) {
 }
 
 // compare is Python's ordering, failing as Python does on mixed types.
-func compare(a, b any, op string) (int, error) {
+func compare(a, b any, op string) (int, error) { return compareDepth(a, b, op, 0) }
+
+func compareDepth(a, b any, op string, depth int) (int, error) {
+	if depth > maxCompareDepth {
+		return 0, runtimeErr("maximum recursion depth exceeded in comparison")
+	}
 	a, b = plainTuple(a), plainTuple(b)
 	if fa, ok := numeric(a); ok {
 		if fb, ok := numeric(b); ok {
@@ -500,7 +542,7 @@ func compare(a, b any, op string) (int, error) {
 				if equal(xs[i], ys[i]) {
 					continue
 				}
-				return compare(xs[i], ys[i], op)
+				return compareDepth(xs[i], ys[i], op, depth+1)
 			}
 			return cmpInt(len(xs), len(ys)), nil
 		}
