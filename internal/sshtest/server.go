@@ -13,6 +13,7 @@ import (
 	"crypto/subtle"
 	"encoding/pem"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,6 +48,20 @@ type Options struct {
 	// Env is appended to the environment of every command.
 	Env []string
 
+	// KeyboardInteractive accepts Password through a keyboard-interactive
+	// "Password:" prompt instead of the password method, as sshd with PAM
+	// does.
+	KeyboardInteractive bool
+	// UserCA, when set, accepts OpenSSH user certificates it signed whose
+	// principals name the login user, as sshd's TrustedUserCAKeys.
+	UserCA ssh.PublicKey
+	// Banner is sent before authentication (sshd's Banner, or a PAM
+	// message such as an account being locked).
+	Banner string
+	// AllowForward accepts "direct-tcpip" channels (ssh -W, ProxyJump):
+	// the server dials the requested address and relays bytes.
+	AllowForward bool
+
 	// RefuseAuth rejects every authentication attempt.
 	RefuseAuth bool
 	// DropAfterSFTPBytes, when positive, closes the whole connection once
@@ -67,6 +82,8 @@ type Stats struct {
 
 	SFTPWrites  int64 // files opened for writing over SFTP (uploads)
 	SFTPBytesIn int64 // bytes the SFTP server received
+
+	Forwards int64 // direct-tcpip channels accepted
 }
 
 // Server is a running test SSH server.
@@ -78,9 +95,10 @@ type Server struct {
 	hostK ssh.PublicKey
 
 	conns, authOK, sessions, execs, ptys, sftpOpens atomic.Int64
-	sftpWrites, sftpBytesIn                         atomic.Int64
+	sftpWrites, sftpBytesIn, forwards               atomic.Int64
 
 	mu       sync.Mutex
+	methods  []string
 	closed   bool
 	active   map[net.Conn]struct{}
 	commands []string
@@ -150,10 +168,22 @@ func KeyFile(t testing.TB) (path string, signer ssh.Signer) {
 }
 
 func (s *Server) serverConfig() *ssh.ServerConfig {
+	checker := &ssh.CertChecker{
+		IsUserAuthority: func(auth ssh.PublicKey) bool {
+			return s.opts.UserCA != nil && subtle.ConstantTimeCompare(auth.Marshal(), s.opts.UserCA.Marshal()) == 1
+		},
+	}
 	cfg := &ssh.ServerConfig{
-		PublicKeyCallback: func(_ ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+		PublicKeyCallback: func(conn ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+			s.noteMethod("publickey")
 			if s.opts.RefuseAuth {
 				return nil, errors.New("auth refused")
+			}
+			if _, ok := key.(*ssh.Certificate); ok {
+				if s.opts.UserCA == nil {
+					return nil, errors.New("no user CA")
+				}
+				return checker.Authenticate(conn, key)
 			}
 			for _, k := range s.opts.AuthorizedKeys {
 				if subtle.ConstantTimeCompare(k.Marshal(), key.Marshal()) == 1 {
@@ -163,9 +193,29 @@ func (s *Server) serverConfig() *ssh.ServerConfig {
 			return nil, errors.New("unknown key")
 		},
 	}
-	if s.opts.Password != "" {
+	if s.opts.Banner != "" {
+		cfg.BannerCallback = func(ssh.ConnMetadata) string { return s.opts.Banner }
+	}
+	checkPW := func(pw []byte) bool {
+		return !s.opts.RefuseAuth && subtle.ConstantTimeCompare(pw, []byte(s.opts.Password)) == 1
+	}
+	switch {
+	case s.opts.Password != "" && s.opts.KeyboardInteractive:
+		cfg.KeyboardInteractiveCallback = func(_ ssh.ConnMetadata, client ssh.KeyboardInteractiveChallenge) (*ssh.Permissions, error) {
+			s.noteMethod("keyboard-interactive")
+			ans, err := client("", "", []string{"Password: "}, []bool{false})
+			if err != nil {
+				return nil, err
+			}
+			if len(ans) == 1 && checkPW([]byte(ans[0])) {
+				return nil, nil
+			}
+			return nil, errors.New("wrong password")
+		}
+	case s.opts.Password != "":
 		cfg.PasswordCallback = func(_ ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
-			if !s.opts.RefuseAuth && subtle.ConstantTimeCompare(pw, []byte(s.opts.Password)) == 1 {
+			s.noteMethod("password")
+			if checkPW(pw) {
 				return nil, nil
 			}
 			return nil, errors.New("wrong password")
@@ -176,6 +226,12 @@ func (s *Server) serverConfig() *ssh.ServerConfig {
 		cfg.AddHostKey(k)
 	}
 	return cfg
+}
+
+func (s *Server) noteMethod(m string) {
+	s.mu.Lock()
+	s.methods = append(s.methods, m)
+	s.mu.Unlock()
 }
 
 // Addr is the listening address, "127.0.0.1:<port>".
@@ -196,7 +252,16 @@ func (s *Server) Stats() Stats {
 		Conns: s.conns.Load(), AuthOK: s.authOK.Load(), Sessions: s.sessions.Load(),
 		Execs: s.execs.Load(), PTYs: s.ptys.Load(), SFTPOpens: s.sftpOpens.Load(),
 		SFTPWrites: s.sftpWrites.Load(), SFTPBytesIn: s.sftpBytesIn.Load(),
+		Forwards: s.forwards.Load(),
 	}
+}
+
+// AuthAttempts lists the authentication methods clients tried that reached
+// a check (publickey, password, keyboard-interactive), in order.
+func (s *Server) AuthAttempts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.methods...)
 }
 
 // Commands returns the exec'd command lines in arrival order.
@@ -289,6 +354,15 @@ func (s *Server) serveConn(c net.Conn) {
 	}()
 	budget := &dropBudget{limit: s.opts.DropAfterSFTPBytes, drop: func() { c.Close() }}
 	for nc := range chans {
+		if nc.ChannelType() == "direct-tcpip" && s.opts.AllowForward {
+			s.forwards.Add(1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.serveForward(nc)
+			}()
+			continue
+		}
 		if nc.ChannelType() != "session" {
 			nc.Reject(ssh.UnknownChannelType, "only session channels")
 			continue
@@ -327,4 +401,76 @@ func (b *dropBudget) consume(n int) bool {
 		return true
 	}
 	return b.tripped
+}
+
+// serveForward relays a direct-tcpip channel to the address it names.
+func (s *Server) serveForward(nc ssh.NewChannel) {
+	var req struct {
+		Host     string
+		Port     uint32
+		OrigHost string
+		OrigPort uint32
+	}
+	if err := ssh.Unmarshal(nc.ExtraData(), &req); err != nil {
+		nc.Reject(ssh.ConnectionFailed, "bad direct-tcpip request")
+		return
+	}
+	target, err := net.DialTimeout("tcp", net.JoinHostPort(req.Host, strconv.Itoa(int(req.Port))), 5*time.Second)
+	if err != nil {
+		nc.Reject(ssh.ConnectionFailed, err.Error())
+		return
+	}
+	ch, reqs, err := nc.Accept()
+	if err != nil {
+		target.Close()
+		return
+	}
+	go ssh.DiscardRequests(reqs)
+	done := make(chan struct{}, 2)
+	go func() {
+		io.Copy(target, ch)
+		target.(*net.TCPConn).CloseWrite()
+		done <- struct{}{}
+	}()
+	go func() {
+		io.Copy(ch, target)
+		ch.CloseWrite()
+		done <- struct{}{}
+	}()
+	select {
+	case <-done:
+		<-done
+	case <-s.stop:
+	}
+	ch.Close()
+	target.Close()
+}
+
+// SignUserCert signs pub as an OpenSSH user certificate for principals with
+// ca, valid from an hour ago for a day.
+func SignUserCert(t testing.TB, ca ssh.Signer, pub ssh.PublicKey, principals ...string) *ssh.Certificate {
+	t.Helper()
+	return signCert(t, ca, pub, ssh.UserCert, principals)
+}
+
+// SignHostCert signs a host key as an OpenSSH host certificate for the
+// given host names; NewCertSigner(cert, hostKey) is then a HostKey.
+func SignHostCert(t testing.TB, ca ssh.Signer, pub ssh.PublicKey, hosts ...string) *ssh.Certificate {
+	t.Helper()
+	return signCert(t, ca, pub, ssh.HostCert, hosts)
+}
+
+func signCert(t testing.TB, ca ssh.Signer, pub ssh.PublicKey, typ uint32, principals []string) *ssh.Certificate {
+	cert := &ssh.Certificate{
+		Key: pub, CertType: typ, KeyId: "sshtest", ValidPrincipals: principals,
+		ValidAfter:  uint64(time.Now().Add(-time.Hour).Unix()),
+		ValidBefore: uint64(time.Now().Add(24 * time.Hour).Unix()),
+	}
+	if typ == ssh.UserCert {
+		cert.Permissions.Extensions = map[string]string{"permit-pty": ""}
+	}
+	if err := cert.SignCert(rand.Reader, ca); err != nil {
+		t.Fatalf("sshtest: sign certificate: %v", err)
+	}
+	return cert
 }

@@ -59,9 +59,8 @@ type Config struct {
 	User string
 
 	// Auth, when non-empty, is used as-is and the fields below that build
-	// authentication (Signers, Priv, PrivPassphrase, Password) are ignored.
-	// It lets a caller add methods this package does not build yet
-	// (ssh-agent, keyboard-interactive prompts) without API changes.
+	// authentication (Signers, Priv, PrivPassphrase, AgentSocket,
+	// CertificateFiles, Password) are ignored.
 	Auth []ssh.AuthMethod
 	// Signers are tried first, in order.
 	Signers []ssh.Signer
@@ -69,19 +68,39 @@ type Config struct {
 	Priv []string
 	// PrivPassphrase decrypts encrypted keys in Priv (roster "priv_passwd").
 	PrivPassphrase []byte
-	// IdentitiesOnly restricts authentication to Signers and Priv
-	// (roster "identities_only"); it matters once ssh-agent keys are
-	// offered, which this package does not do yet.
+	// CertificateFiles are OpenSSH user certificates (ssh_config
+	// CertificateFile) presented with the key they certify, whether that
+	// key comes from Signers, Priv or the agent. A "<priv>-cert.pub" next
+	// to a Priv file is used without being listed.
+	CertificateFiles []string
+	// AgentSocket is the ssh-agent's socket (SSH_AUTH_SOCK); its keys are
+	// offered after Signers and Priv. Empty means no agent.
+	AgentSocket string
+	// IdentitiesOnly restricts the agent's keys to the public halves of
+	// Signers and Priv (roster "identities_only", OpenSSH IdentitiesOnly).
+	// Without Signers and Priv every agent key is an identity (roster
+	// "priv: agent-forwarding").
 	IdentitiesOnly bool
 	// Password enables password authentication, also answering
 	// keyboard-interactive prompts (roster "passwd"). Tried after keys.
 	Password string
+
+	// Jumps are the ProxyJump hosts in order: the first is dialled
+	// directly, each next one through the one before, the target through
+	// the last. Each hop has its own user, auth and host key settings;
+	// their own Jumps are ignored (flatten chains first). A hop repeated in
+	// the chain is ErrJumpLoop.
+	Jumps []Config
 
 	// HostKey is the checking mode; the zero value is HostKeyStrict.
 	HostKey HostKeyMode
 	// KnownHostsFile is Salt's known_hosts_file option; empty means
 	// ~/.ssh/known_hosts.
 	KnownHostsFile string
+	// GlobalKnownHostsFiles are read, never written, in addition to
+	// KnownHostsFile (OpenSSH GlobalKnownHostsFile); nil means
+	// DefaultGlobalKnownHostsFiles. Missing files are skipped.
+	GlobalKnownHostsFiles []string
 	// HashKnownHosts records new hosts hashed, like OpenSSH's
 	// HashKnownHosts (on in Debian's ssh_config). Hashed and plain entries
 	// are both read either way.
@@ -93,6 +112,12 @@ type Config struct {
 	// KeepAlive is the TCP keepalive period; zero means Go's default (15s),
 	// negative disables keepalives.
 	KeepAlive time.Duration
+	// ServerAliveInterval, when positive, sends an SSH keepalive request
+	// this often; after ServerAliveCountMax (default 3) unanswered ones
+	// the connection is closed and counts as lost (OpenSSH options of the
+	// same names).
+	ServerAliveInterval time.Duration
+	ServerAliveCountMax int
 
 	// Logger receives debug and warning records; nil discards them.
 	Logger *slog.Logger
@@ -126,6 +151,16 @@ func (c *Config) logger() *slog.Logger {
 	return c.Logger
 }
 
+// DefaultGlobalKnownHostsFiles is OpenSSH's GlobalKnownHostsFile default.
+var DefaultGlobalKnownHostsFiles = []string{"/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"}
+
+func (c *Config) globalKnownHosts() []string {
+	if c.GlobalKnownHostsFiles == nil {
+		return DefaultGlobalKnownHostsFiles
+	}
+	return c.GlobalKnownHostsFiles
+}
+
 // pubKeyPath is the public key a user should deploy when authentication
 // fails: the first Priv file's ".pub" companion, as Salt's key_deploy uses.
 func (c *Config) pubKeyPath() string {
@@ -144,47 +179,4 @@ func (c *Config) knownHostsFile() (string, error) {
 		return "", fmt.Errorf("locate known_hosts: %w", err)
 	}
 	return filepath.Join(home, ".ssh", "known_hosts"), nil
-}
-
-// AuthMethods builds the authentication methods Dial uses: Config.Auth if
-// set, else public keys (Signers, then the Priv files) followed by password
-// and keyboard-interactive when Password is set.
-func (c *Config) AuthMethods() ([]ssh.AuthMethod, error) {
-	if len(c.Auth) > 0 {
-		return c.Auth, nil
-	}
-	signers := append([]ssh.Signer(nil), c.Signers...)
-	if len(c.Priv) > 0 {
-		loaded, err := LoadSigners(c.Priv, c.PrivPassphrase)
-		if err != nil {
-			return nil, err
-		}
-		signers = append(signers, loaded...)
-	}
-	var methods []ssh.AuthMethod
-	if len(signers) > 0 {
-		methods = append(methods, ssh.PublicKeys(signers...))
-	}
-	if c.Password != "" {
-		methods = append(methods, ssh.Password(c.Password),
-			ssh.KeyboardInteractive(answerWithPassword(c.Password)))
-	}
-	if len(methods) == 0 {
-		return nil, fmt.Errorf("connect %s: no authentication configured (set priv or passwd)", c.Host)
-	}
-	return methods, nil
-}
-
-// answerWithPassword answers every hidden keyboard-interactive prompt with
-// the password, which is what sshd's PAM "Password:" prompt wants.
-func answerWithPassword(pw string) ssh.KeyboardInteractiveChallenge {
-	return func(_, _ string, questions []string, echos []bool) ([]string, error) {
-		answers := make([]string, len(questions))
-		for i := range questions {
-			if !echos[i] {
-				answers[i] = pw
-			}
-		}
-		return answers, nil
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 // when the host is done.
 type Conn struct {
 	client *ssh.Client
+	hops   []*ssh.Client // ProxyJump connections, outermost first
 	addr   string
 	done   chan struct{} // closed when the transport has ended
 
@@ -27,11 +29,62 @@ type Conn struct {
 	closeErr  error
 }
 
-// Dial opens the TCP connection and completes the SSH handshake, host key
-// check and authentication, bounded by ctx and cfg.Timeout. Failures are
-// classified: ErrConnect, ErrAuthFailed (*AuthError), ErrHostKeyUnknown or
-// ErrHostKeyMismatch (*HostKeyError).
+// Dial opens the TCP connection (through the Jumps, if any) and completes
+// the SSH handshake, host key check and authentication, bounded by ctx and
+// cfg.Timeout. Failures are classified: ErrConnect, ErrAuthFailed
+// (*AuthError), ErrHostKeyUnknown or ErrHostKeyMismatch (*HostKeyError),
+// *KeyError, *PassphraseError, *AgentError, ErrJumpLoop; a failure at a jump
+// host is a *JumpError naming it around the same classes.
 func Dial(ctx context.Context, cfg Config) (*Conn, error) {
+	if err := checkJumpLoop(&cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout,
+			fmt.Errorf("connect timeout %s: %w", cfg.Timeout, context.DeadlineExceeded))
+		defer cancel()
+	}
+	var hops []*ssh.Client
+	closeHops := func() {
+		for i := len(hops) - 1; i >= 0; i-- {
+			hops[i].Close()
+		}
+	}
+	var via *ssh.Client
+	for i := range cfg.Jumps {
+		hop := cfg.Jumps[i]
+		hop.Jumps = nil
+		if hop.Logger == nil {
+			hop.Logger = cfg.Logger
+		}
+		client, err := dialOne(ctx, &hop, via)
+		if err != nil {
+			closeHops()
+			return nil, &JumpError{Hop: hop.user() + "@" + hop.addr(), Index: i, Err: err}
+		}
+		hops = append(hops, client)
+		via = client
+	}
+	client, err := dialOne(ctx, &cfg, via)
+	if err != nil {
+		closeHops()
+		return nil, err
+	}
+	c := &Conn{client: client, hops: hops, addr: cfg.addr(), done: make(chan struct{})}
+	go func() {
+		client.Wait()
+		close(c.done)
+	}()
+	if cfg.ServerAliveInterval > 0 {
+		go c.keepAlive(cfg.ServerAliveInterval, cfg.ServerAliveCountMax)
+	}
+	return c, nil
+}
+
+// dialOne connects to cfg's host directly, or through via, and runs the
+// handshake.
+func dialOne(ctx context.Context, cfg *Config, via *ssh.Client) (*ssh.Client, error) {
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout,
@@ -39,23 +92,29 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		defer cancel()
 	}
 	addr := cfg.addr()
-	auth, err := cfg.AuthMethods()
+	a, err := cfg.buildAuth()
 	if err != nil {
 		return nil, err
 	}
-	hk, err := newHostKeys(&cfg)
+	defer a.close()
+	hk, err := newHostKeys(cfg)
 	if err != nil {
 		return nil, err
 	}
 	clientCfg := &ssh.ClientConfig{
 		User:              cfg.user(),
-		Auth:              auth,
+		Auth:              a.methods,
 		HostKeyCallback:   hk.callback,
 		HostKeyAlgorithms: hk.algos,
+		BannerCallback:    a.banner,
 	}
-
-	d := net.Dialer{KeepAlive: cfg.KeepAlive}
-	tcp, err := d.DialContext(ctx, "tcp", addr)
+	var tcp net.Conn
+	if via == nil {
+		d := net.Dialer{KeepAlive: cfg.KeepAlive}
+		tcp, err = d.DialContext(ctx, "tcp", addr)
+	} else {
+		tcp, err = via.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w: %w", addr, ErrConnect, causeOr(ctx, err))
 	}
@@ -65,14 +124,69 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("connect %s: %w: %w", addr, ErrConnect, context.Cause(ctx))
 		}
-		return nil, classifyHandshake(&cfg, addr, err)
+		return nil, classifyHandshake(cfg, addr, err, a)
 	}
-	c := &Conn{client: client, addr: addr, done: make(chan struct{})}
-	go func() {
-		client.Wait()
-		close(c.done)
-	}()
-	return c, nil
+	return client, nil
+}
+
+// checkJumpLoop refuses a chain that passes the same host:port twice,
+// target included: OpenSSH would recurse until it ran out of descriptors.
+func checkJumpLoop(cfg *Config) error {
+	seen := map[string]bool{}
+	for _, c := range append(append([]Config(nil), cfg.Jumps...), *cfg) {
+		k := strings.ToLower(c.addr())
+		if seen[k] {
+			return fmt.Errorf("connect %s: %w: %s appears twice in the chain %s", cfg.addr(), ErrJumpLoop, c.addr(), chainString(cfg))
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+func chainString(cfg *Config) string {
+	var parts []string
+	for _, j := range cfg.Jumps {
+		parts = append(parts, j.addr())
+	}
+	return strings.Join(append(parts, cfg.addr()), " -> ")
+}
+
+// keepAlive sends OpenSSH keepalive requests every interval and closes the
+// connection after countMax unanswered ones in a row.
+func (c *Conn) keepAlive(interval time.Duration, countMax int) {
+	if countMax <= 0 {
+		countMax = 3
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	missed := 0
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		reply := make(chan error, 1)
+		go func() {
+			_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
+			reply <- err
+		}()
+		select {
+		case <-c.done:
+			return
+		case err := <-reply:
+			if err != nil {
+				c.client.Close()
+				return
+			}
+			missed = 0
+		case <-time.After(interval):
+			if missed++; missed >= countMax {
+				c.client.Close()
+				return
+			}
+		}
+	}
 }
 
 // causeOr prefers ctx's cause (it says which timeout fired) over err.
@@ -132,6 +246,9 @@ func (c *Conn) Close() error {
 		}
 		err := c.client.Close()
 		<-c.done
+		for i := len(c.hops) - 1; i >= 0; i-- {
+			c.hops[i].Close()
+		}
 		if err != nil && !errors.Is(err, net.ErrClosed) {
 			c.closeErr = fmt.Errorf("close %s: %w", c.addr, err)
 		}

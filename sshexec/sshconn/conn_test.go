@@ -19,18 +19,26 @@ import (
 func TestAuthFailure(t *testing.T) {
 	priv := keyFile(t)
 	tests := []struct {
-		name    string
-		opts    sshtest.Options
-		cfg     func(*Config)
-		wantPub string
+		name       string
+		opts       sshtest.Options
+		cfg        func(*Config)
+		wantPub    string
+		wantReason AuthReason
+		wantMsg    string
 	}{
-		{"server refuses", sshtest.Options{RefuseAuth: true}, func(*Config) {}, ""},
+		{"server refuses", sshtest.Options{RefuseAuth: true}, func(*Config) {}, "", AuthKeysRejected, "--key-deploy"},
 		{"key not authorized", sshtest.Options{}, func(c *Config) {
 			c.Signers, c.Priv = nil, []string{priv}
-		}, priv + ".pub"},
+		}, priv + ".pub", AuthKeysRejected, "--key-deploy"},
 		{"wrong password", sshtest.Options{Password: "right"}, func(c *Config) {
 			c.Signers, c.Password = nil, "wrong"
-		}, ""},
+		}, "", AuthWrongPassword, "wrong password"},
+		{"wrong password, keyboard-interactive", sshtest.Options{Password: "right", KeyboardInteractive: true}, func(c *Config) {
+			c.Signers, c.Password = nil, "wrong"
+		}, "", AuthWrongPassword, "wrong password"},
+		{"account locked", sshtest.Options{Password: "right", Banner: "Your account is locked.\n"}, func(c *Config) {
+			c.Signers, c.Password = nil, "right-but-locked"
+		}, "", AuthAccountLocked, "account is locked"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,11 +49,11 @@ func TestAuthFailure(t *testing.T) {
 			if !errors.Is(err, ErrAuthFailed) || !errors.As(err, &ae) {
 				t.Fatalf("Dial error = %v, want *AuthError", err)
 			}
-			if ae.PubKeyPath != tc.wantPub || ae.User != "tester" {
-				t.Errorf("AuthError = %+v, want PubKeyPath %q, User tester", ae, tc.wantPub)
+			if ae.PubKeyPath != tc.wantPub || ae.User != "tester" || ae.Reason != tc.wantReason {
+				t.Errorf("AuthError = %+v, want PubKeyPath %q, User tester, Reason %d", ae, tc.wantPub, tc.wantReason)
 			}
-			if !strings.Contains(err.Error(), "--key-deploy") {
-				t.Errorf("message does not say how to fix: %v", err)
+			if !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("message does not say %q: %v", tc.wantMsg, err)
 			}
 			if tc.wantPub != "" && !strings.Contains(err.Error(), fmt.Sprintf("ssh-copy-id -i %s -p %d tester@127.0.0.1", tc.wantPub, f.srv.Port())) {
 				t.Errorf("message lacks the ssh-copy-id command: %v", err)

@@ -36,6 +36,14 @@ var (
 	// ErrConnLost means the connection dropped while a session or an SFTP
 	// transfer was in progress.
 	ErrConnLost = errors.New("connection lost")
+
+	// ErrNoAgentKeys means the ssh-agent was the only identity source and
+	// holds no keys. The concrete error is an *AgentError.
+	ErrNoAgentKeys = errors.New("ssh-agent holds no keys")
+
+	// ErrJumpLoop means a ProxyJump chain names the same host twice (or
+	// names the target itself).
+	ErrJumpLoop = errors.New("ProxyJump loop")
 )
 
 // hostKeyAcceptHint is Salt's wording for an unknown host key
@@ -67,6 +75,21 @@ func (e *ExitError) Error() string {
 	return msg
 }
 
+// AuthReason says why authentication failed, as far as the client can
+// tell.
+type AuthReason int
+
+const (
+	// AuthKeysRejected: no offered key was accepted and no password was
+	// tried (the server may not allow passwords).
+	AuthKeysRejected AuthReason = iota
+	// AuthWrongPassword: the password was sent and refused.
+	AuthWrongPassword
+	// AuthAccountLocked: the server said the account is locked, expired
+	// or not allowed to log in.
+	AuthAccountLocked
+)
+
 // AuthError is the concrete error for ErrAuthFailed. Its message follows
 // Salt's key deployment advice (salt/client/ssh/__init__.py, SSH.key_deploy,
 // and doc/topics/ssh/index.rst).
@@ -75,12 +98,22 @@ type AuthError struct {
 	Port       int
 	// PubKeyPath is the public key to deploy, when known (<priv>.pub).
 	PubKeyPath string
+	// Reason classifies the failure.
+	Reason AuthReason
+	// Message is what the server said (banner, PAM instruction), if anything.
+	Message string
 	// Err is the cause reported by the SSH library.
 	Err error
 }
 
 func (e *AuthError) Error() string {
 	target := e.User + "@" + e.Host
+	switch e.Reason {
+	case AuthAccountLocked:
+		return fmt.Sprintf("Permission denied for %s: the account is locked or expired (server said: %s)", target, e.Message)
+	case AuthWrongPassword:
+		return fmt.Sprintf("Permission denied for %s: wrong password (check --passwd or the roster's passwd)", target)
+	}
 	copyID := "ssh-copy-id -i " + e.PubKeyPath
 	if e.Port != 0 && e.Port != DefaultPort {
 		copyID += " -p " + strconv.Itoa(e.Port)
@@ -150,11 +183,64 @@ func (e *PassphraseError) Error() string {
 	return fmt.Sprintf("private key %s is encrypted: give its passphrase with --priv-passwd or the roster's priv_passwd", e.Path)
 }
 
+// KeyError reports a private key or certificate file that cannot be read
+// or parsed. Encrypted keys without their passphrase are *PassphraseError.
+type KeyError struct {
+	Path string
+	Err  error
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("load key %s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the cause (fs.ErrNotExist, fs.ErrPermission, a parse error).
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// AgentError reports an ssh-agent that is needed but unusable: its socket
+// cannot be reached, or it holds no keys (ErrNoAgentKeys).
+type AgentError struct {
+	Socket string
+	Err    error
+}
+
+func (e *AgentError) Error() string {
+	if errors.Is(e.Err, ErrNoAgentKeys) {
+		return fmt.Sprintf("ssh-agent at %s holds no keys: add one with ssh-add, or set priv in the roster", e.Socket)
+	}
+	return fmt.Sprintf("ssh-agent at %s: %v (is SSH_AUTH_SOCK current?)", e.Socket, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *AgentError) Unwrap() error { return e.Err }
+
+// JumpError reports a failure to reach or pass through a ProxyJump host,
+// naming it; Err keeps its class (ErrConnect, ErrAuthFailed, a host key
+// error), so errors.Is still works through it.
+type JumpError struct {
+	// Hop is the jump host as user@host:port.
+	Hop string
+	// Index is its position in the chain, from 0.
+	Index int
+	Err   error
+}
+
+func (e *JumpError) Error() string {
+	return fmt.Sprintf("via ProxyJump host %s: %v", e.Hop, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *JumpError) Unwrap() error { return e.Err }
+
+// lockedWords are what sshd and PAM say about an account that may not log
+// in ("account is locked", "Your account has expired", "not allowed").
+var lockedWords = []string{"locked", "expired", "not allowed", "disabled"}
+
 // classifyHandshake turns an error from the SSH handshake into this
 // package's classes. It is the one place that looks at x/crypto's error
 // text, because x/crypto exports no type for "no auth method left" nor for
 // sshd's "Too many authentication failures" disconnect.
-func classifyHandshake(cfg *Config, addr string, err error) error {
+func classifyHandshake(cfg *Config, addr string, err error, a *auth) error {
 	var hk *HostKeyError
 	if errors.As(err, &hk) {
 		return hk
@@ -162,7 +248,26 @@ func classifyHandshake(cfg *Config, addr string, err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "unable to authenticate") ||
 		strings.Contains(msg, "Too many authentication failures") {
-		return &AuthError{User: cfg.user(), Host: cfg.Host, Port: cfg.port(), PubKeyPath: cfg.pubKeyPath(), Err: err}
+		ae := &AuthError{User: cfg.user(), Host: cfg.Host, Port: cfg.port(), PubKeyPath: cfg.pubKeyPath(), Err: err}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		said := strings.Join(a.messages, "; ")
+		switch {
+		case containsAny(strings.ToLower(said), lockedWords):
+			ae.Reason, ae.Message = AuthAccountLocked, said
+		case a.password:
+			ae.Reason = AuthWrongPassword
+		}
+		return ae
 	}
 	return fmt.Errorf("connect %s: %w: %w", addr, ErrConnect, err)
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }

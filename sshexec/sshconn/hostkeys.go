@@ -17,15 +17,17 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// hostKeys checks one host's key against one known_hosts file.
+// hostKeys checks one host's key against the user's known_hosts file and
+// the global ones; new keys are recorded in the user's file only.
 type hostKeys struct {
-	mode  HostKeyMode
-	hash  bool
-	file  string
-	addr  string // host:port as dialled
-	log   *slog.Logger
-	db    ssh.HostKeyCallback // nil when the file does not exist
-	algos []string            // preferred host key algorithms
+	mode   HostKeyMode
+	hash   bool
+	file   string
+	global []string
+	addr   string // host:port as dialled
+	log    *slog.Logger
+	db     ssh.HostKeyCallback // nil when the file does not exist
+	algos  []string            // preferred host key algorithms
 }
 
 // newHostKeys reads the known_hosts file once for this dial.
@@ -38,20 +40,33 @@ func newHostKeys(cfg *Config) (*hostKeys, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.file = file
-	if h.db, err = loadKnownHosts(file); err != nil {
+	h.file, h.global = file, cfg.globalKnownHosts()
+	if h.db, err = loadKnownHosts(h.files()...); err != nil {
 		return nil, err
 	}
 	h.algos = hostKeyAlgorithms(h.knownKeys())
 	return h, nil
 }
 
-// loadKnownHosts parses file; a missing file is an empty database.
-func loadKnownHosts(file string) (ssh.HostKeyCallback, error) {
-	db, err := knownhosts.New(file)
-	if errors.Is(err, fs.ErrNotExist) {
+// files are the user file and the global files, in lookup order.
+func (h *hostKeys) files() []string { return append([]string{h.file}, h.global...) }
+
+// loadKnownHosts parses files into one database (hashed entries,
+// @cert-authority and @revoked lines included); missing files are
+// skipped, and no file at all is an empty (nil) database.
+func loadKnownHosts(files ...string) (ssh.HostKeyCallback, error) {
+	var present []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			present = append(present, f)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read known_hosts: %w", err)
+		}
+	}
+	if len(present) == 0 {
 		return nil, nil
 	}
+	db, err := knownhosts.New(present...)
 	if err != nil {
 		return nil, fmt.Errorf("read known_hosts: %w", err)
 	}
@@ -112,6 +127,13 @@ func (h *hostKeys) callback(_ string, remote net.Addr, key ssh.PublicKey) error 
 		return nil
 	}
 	err := h.check(h.db, remote, key)
+	if cert, ok := key.(*ssh.Certificate); ok && err != nil && !errors.Is(err, ErrHostKeyMismatch) {
+		// No @cert-authority vouches for it: judge the certified key by
+		// itself, as OpenSSH falls back to the plain host key.
+		h.log.Debug("host certificate not trusted; checking its key", LogKeyHost, knownhosts.Normalize(h.addr), "error", err)
+		key = cert.Key
+		err = h.check(h.db, remote, key)
+	}
 	if !errors.Is(err, ErrHostKeyUnknown) || h.mode != HostKeyAcceptNew {
 		return err
 	}
@@ -163,7 +185,7 @@ func (h *hostKeys) record(remote net.Addr, key ssh.PublicKey) error {
 	}
 	defer unlockFile(f)
 
-	db, err := loadKnownHosts(h.file)
+	db, err := loadKnownHosts(h.files()...)
 	if err != nil {
 		return err
 	}

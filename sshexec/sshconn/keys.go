@@ -156,13 +156,13 @@ func LoadSigners(paths []string, passphrase []byte) ([]ssh.Signer, error) {
 func loadSigner(path string, passphrase []byte) (ssh.Signer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load key: %w", err)
+		return nil, &KeyError{Path: path, Err: err}
 	}
 	s, err := ssh.ParsePrivateKey(data)
 	var missing *ssh.PassphraseMissingError
 	if !errors.As(err, &missing) {
 		if err != nil {
-			return nil, fmt.Errorf("load key %s: %w", path, err)
+			return nil, &KeyError{Path: path, Err: err}
 		}
 		return s, nil
 	}
@@ -174,7 +174,7 @@ func loadSigner(path string, passphrase []byte) (ssh.Signer, error) {
 		return nil, &PassphraseError{Path: path, Incorrect: true}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load key %s: %w", path, err)
+		return nil, &KeyError{Path: path, Err: err}
 	}
 	return s, nil
 }
