@@ -81,6 +81,9 @@ func init() {
 	for name, fn := range extraFilters() {
 		filters[name] = fn
 	}
+	for name, fn := range randomFilters() {
+		filters[name] = fn
+	}
 }
 
 // arg returns argument i (or keyword name), else def.

@@ -325,17 +325,25 @@ func TestSaltExtraFilters(t *testing.T) {
 		{"{{ [true, false]|exactly_one_true }} {{ ['a b', 'c']|sorted_ignorecase }} {{ 'CamelCase'|to_snake_case }} {{ 'snake_case'|to_camelcase }}", "True ['a b', 'c'] camel_case snakeCase"},
 		{"{{ 'a.b*'|regex_escape }} {{ {'a': 1}|to_entries }} {{ [{'key': 'k', 'value': 2}]|from_entries }}", "a\\.b\\* [{'key': 'a', 'value': 1}] {'k': 2}"},
 		{"{{ 'abc'|method_call('upper') }} {{ [1]|is_list }} {{ ''|is_empty }} {{ 'a b'|contains_whitespace }} {{ 'ff'|is_hex }}", "ABC True True True True"},
+		{"{{ [7]|random }} {{ 5|random_hash|length }} {{ 5|random_hash('sha256')|length }} {{ [1, 2, 3]|random_sample(2, seed='s')|length }} {{ [1, 2, 3]|random_shuffle|sort }} {{ [1, 2, 3]|random_shuffle(seed=1) == [1, 2, 3]|random_shuffle(seed=1) }}", "7 32 64 2 [1, 2, 3] True"},
 		{"{{ {'b': 1, 'a': 'x'}|python }} {{ 'x'|yaml_squote }} {{ [1, 2]|json_encode_list }}", "{'b': 1, 'a': 'x'} 'x' [1, 2]"},
 	}
+	runTable(t, tests)
+}
+
+// runTable renders each template with empty Options and compares.
+func runTable(t *testing.T, tests []struct{ src, want string }) {
+	t.Helper()
 	for _, tt := range tests {
-		got, err := Render(context.Background(), tt.src, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", tt.src, err)
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("%s:\n got %q\nwant %q", tt.src, got, tt.want)
-		}
+		t.Run(tt.src, func(t *testing.T) {
+			got, err := Render(context.Background(), tt.src, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -346,16 +354,7 @@ func TestSelfContainingValues(t *testing.T) {
 		{"{% set ns = namespace() %}{% set ns.me = ns %}{{ ns.me is defined }}", "True"},
 		{"{% set l = [] %}{% do l.append(l) %}{{ l == l }} {{ [l] == [l] }}", "True True"},
 	}
-	for _, tt := range tests {
-		got, err := Render(context.Background(), tt.src, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", tt.src, err)
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.src, got, tt.want)
-		}
-	}
+	runTable(t, tests)
 	for _, src := range []string{
 		"{% set l = [] %}{% do l.append(l) %}{{ l|json }}",
 		"{% set l = [] %}{% do l.append(l) %}{{ l|yaml }}",
