@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/brinesalt/brine/internal/testhosts"
 )
@@ -323,5 +324,38 @@ func TestE2ESudoPasswordAndRequireTTY(t *testing.T) {
 	h1, _ := got["host1"].(map[string]any)
 	if h1 == nil || !strings.Contains(fmt.Sprint(h1["stdout"]), "sudo refused the password") {
 		t.Errorf("wrong sudo password: %v", got)
+	}
+}
+
+func TestE2EInterruptStopsRemoteJob(t *testing.T) {
+	c := testhosts.New(t, 1)
+	e := newEnv(t, c, true)
+	if _, code, _ := e.saltSSH("host1", "test.ping"); code != 0 { // deploy first
+		t.Fatal("warm-up failed")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var stdout, stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"-c", e.dir, "host1", "cmd.run", "sleep 2; touch /var/tmp/should-not-exist"}, nil, &stdout, &stderr)
+	}()
+	// Cancel once the command is running on the host.
+	for i := 0; ; i++ {
+		out, _ := c.Exec(context.Background(), "host1", "pgrep -f 'sleep 2' || true")
+		if strings.TrimSpace(string(out)) != "" {
+			break
+		}
+		if i > 100 {
+			t.Fatal("remote command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code == 0 {
+		t.Errorf("interrupted run exited 0: %s", stdout.String())
+	}
+	time.Sleep(3 * time.Second)
+	if _, err := c.Exec(context.Background(), "host1", "test ! -e /var/tmp/should-not-exist"); err != nil {
+		t.Errorf("the remote job ran on after the interrupt: %v", err)
 	}
 }

@@ -22,6 +22,7 @@ func main() {
 		<-sigs
 		os.Exit(130) // second: give up at once
 	}()
+	thin.WatchHangup(cancel) // the SSH session went away: stop the job
 	code := thin.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	signal.Stop(sigs)
 	cancel()
