@@ -188,7 +188,7 @@ func (m *Module) latestVersion(ctx context.Context, c *modules.Call) (any, error
 		refresh = isTrue(v)
 	}
 	if refresh {
-		if _, err := j.p.refresh(ctx, j); err != nil {
+		if _, err := j.refresh(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +229,7 @@ func (m *Module) refreshDB(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return j.p.refresh(ctx, j)
+	return j.refresh(ctx)
 }
 
 // install is pkg.install with aptpkg's decision of targets, downgrades
@@ -256,8 +256,8 @@ func (m *Module) install(ctx context.Context, c *modules.Call) (any, error) {
 		}
 		return ordered.New(), nil
 	}
-	if isTrue(c.Arg("refresh")) {
-		if _, err := j.p.refresh(ctx, j); err != nil {
+	if isTrue(c.Arg("refresh")) && j.needsRefresh(ctx, ts) {
+		if _, err := j.refresh(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -437,7 +437,7 @@ func (m *Module) upgrade(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, err
 	}
 	if isTrue(c.Arg("refresh")) {
-		if _, err := j.p.refresh(ctx, j); err != nil {
+		if _, err := j.refresh(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -461,4 +461,23 @@ func (m *Module) upgrade(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, changesError("Problem encountered upgrading packages", []string{j.p.errText(r)}, ret)
 	}
 	return ret, nil
+}
+
+// needsRefresh is aptpkg.install's refresh decision: a pinned version
+// that is already the candidate needs no refresh; any unpinned target
+// does. Other providers refresh whenever asked.
+func (j *job) needsRefresh(ctx context.Context, ts []target) bool {
+	if _, isApt := j.p.(apt); !isApt {
+		return true
+	}
+	for _, t := range ts {
+		if !t.hasVersion || t.version == "" {
+			return true
+		}
+		cands, err := j.p.candidates(ctx, j, []string{t.name})
+		if err != nil || cands[t.name] != t.version {
+			return true
+		}
+	}
+	return false
 }

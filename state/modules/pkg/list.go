@@ -38,6 +38,24 @@ func (j *job) lists(ctx context.Context) (*lists, error) {
 	return l, nil
 }
 
+// RefreshedKey marks in the job's context that the package database was
+// refreshed. Salt's pkg state writes a "refresh pending" tag (rtag) in
+// mod_init before the first pkg.installed or pkg.latest of a run and
+// refresh_db clears it, so refresh=None means "refresh once per run";
+// the pkg state reads this key for the same effect.
+const RefreshedKey = "pkg.refreshed"
+
+// refresh refreshes the package database and records it.
+func (j *job) refresh(ctx context.Context) (any, error) {
+	ret, err := j.p.refresh(ctx, j)
+	if err == nil {
+		if env := j.env(); env != nil && env.Context != nil {
+			env.Context[RefreshedKey] = true
+		}
+	}
+	return ret, err
+}
+
 // forget drops the cached package database after a change.
 func (j *job) forget() {
 	if env := j.env(); env != nil && env.Context != nil {
