@@ -33,7 +33,9 @@ type InvalidKeyError struct {
 	State, ID string
 }
 
-func (e *InvalidKeyError) Error() string { return fmt.Sprintf("Unable to accept invalid key for %s.", e.ID) }
+func (e *InvalidKeyError) Error() string {
+	return fmt.Sprintf("Unable to accept invalid key for %s.", e.ID)
+}
 
 // Accept is Key.accept with a pre-gathered match: keys in minions_pre
 // (and minions_rejected / minions_denied when included) that hold a valid
@@ -258,7 +260,9 @@ func (m *Master) fingers(l Listing, hashType string) (*ordered.Map, error) {
 }
 
 // KeyStr is Key.key_str: the public keys matching a glob, by state.
-func (m *Master) KeyStr(match string) (*ordered.Map, error) { return m.keyStrs(m.NameMatch(match, false)) }
+func (m *Master) KeyStr(match string) (*ordered.Map, error) {
+	return m.keyStrs(m.NameMatch(match, false))
+}
 
 // KeyStrAll is Key.key_str_all.
 func (m *Master) KeyStrAll() (*ordered.Map, error) { return m.keyStrs(m.ListKeys()) }

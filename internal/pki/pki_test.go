@@ -97,12 +97,17 @@ func TestAuthorize(t *testing.T) {
 				put(t, m, Pending, "m1", keyA)
 				os.WriteFile(filepath.Join(dir, "autoreject.conf"), []byte("*\n"), 0o644)
 			},
-			opts: func(dir string) AuthOptions { return AuthOptions{AutorejectFile: filepath.Join(dir, "autoreject.conf")} }},
+			opts: func(dir string) AuthOptions {
+				return AuthOptions{AutorejectFile: filepath.Join(dir, "autoreject.conf")}
+			}},
 		{name: "autosign stub accepts once", pub: keyA, accepted: true, ret: true, act: "accept", files: []string{Accepted},
 			setup: func(t *testing.T, m *Master, _ string) { put(t, m, AutosignDir, "m1", "") }},
 		{name: "open_mode overwrites", pub: keyB, accepted: true, ret: true, act: "accept", files: []string{Accepted},
-			setup: func(t *testing.T, m *Master, _ string) { put(t, m, Rejected, "m1", keyA); os.Remove(m.Path(Rejected, "m1")) },
-			opts:  func(string) AuthOptions { return AuthOptions{OpenMode: true} }},
+			setup: func(t *testing.T, m *Master, _ string) {
+				put(t, m, Rejected, "m1", keyA)
+				os.Remove(m.Path(Rejected, "m1"))
+			},
+			opts: func(string) AuthOptions { return AuthOptions{OpenMode: true} }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,7 +153,9 @@ func TestKeyActions(t *testing.T) {
 	keyA := readPub(t, "go_key.pub")
 	m := newTestMaster(t)
 	var events []string
-	m.Events = func(e Event) { events = append(events, e.Tag+" "+e.Data.Value("act").(string)+" "+e.Data.Value("id").(string)) }
+	m.Events = func(e Event) {
+		events = append(events, e.Tag+" "+e.Data.Value("act").(string)+" "+e.Data.Value("id").(string))
+	}
 	for _, id := range []string{"web1", "Web2", "db1", "bad"} {
 		put(t, m, Pending, id, keyA)
 	}
