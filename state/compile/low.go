@@ -44,42 +44,8 @@ func stateChunks(id any, b *ordered.Map, state string, run any) []Chunk {
 		chunk.Set("__env__", v)
 	}
 	chunk.Set("__id__", id)
-	var funcs []string
-	seen := map[string]bool{}
-	var names []any
 	list, _ := run.([]any)
-	for _, arg := range list {
-		switch a := arg.(type) {
-		case string:
-			if !seen[a] {
-				seen[a] = true
-				funcs = append(funcs, a)
-			}
-		case *ordered.Map:
-			a.Range(func(k, val any) bool {
-				key := str(k)
-				switch {
-				case key == "names":
-					nl, _ := val.([]any)
-					for _, n := range nl {
-						if !containsEqual(names, n) {
-							names = append(names, n)
-						}
-					}
-				case key == "state":
-				case key == "name":
-					if _, ok := val.(string); !ok {
-						chunk.Set(key, id)
-					} else {
-						chunk.Set(key, val)
-					}
-				default:
-					chunk.Set(key, val)
-				}
-				return true
-			})
-		}
-	}
+	funcs, names := gatherArgs(chunk, id, list)
 	if len(funcs) == 0 {
 		return nil
 	}
@@ -90,27 +56,72 @@ func stateChunks(id any, b *ordered.Map, state string, run any) []Chunk {
 		live.Set("fun", fun)
 		return []Chunk{live}
 	}
-	var out []Chunk
+	out := make([]Chunk, 0, len(names))
 	for i, entry := range names {
-		live := DeepCopy(chunk).(*ordered.Map)
-		if em, ok := entry.(*ordered.Map); ok {
-			k := em.Keys()[0]
-			live.Set("name", k)
-			if opts, ok := em.Value(k).([]any); ok {
-				for _, o := range opts {
-					if om, ok := o.(*ordered.Map); ok {
-						om.Range(func(ok2, ov any) bool { live.Set(ok2, DeepCopy(ov)); return true })
-					}
-				}
-			}
-		} else {
-			live.Set("name", entry)
-		}
+		live := nameChunk(chunk, entry)
 		live.Set("name_order", i+1)
 		live.Set("fun", fun)
 		out = append(out, live)
 	}
 	return out
+}
+
+// gatherArgs copies a state's arguments into chunk and returns its
+// functions and `names` entries. `state` is never passed down and a
+// `name` that is not a string falls back to the ID.
+func gatherArgs(chunk Chunk, id any, list []any) (funcs []string, names []any) {
+	seen := map[string]bool{}
+	for _, arg := range list {
+		switch a := arg.(type) {
+		case string:
+			if !seen[a] {
+				seen[a] = true
+				funcs = append(funcs, a)
+			}
+		case *ordered.Map:
+			a.Range(func(k, val any) bool {
+				switch key := str(k); key {
+				case "names":
+					nl, _ := val.([]any)
+					for _, n := range nl {
+						if !containsEqual(names, n) {
+							names = append(names, n)
+						}
+					}
+				case "state":
+				case "name":
+					if _, ok := val.(string); !ok {
+						val = id
+					}
+					chunk.Set(key, val)
+				default:
+					chunk.Set(key, val)
+				}
+				return true
+			})
+		}
+	}
+	return funcs, names
+}
+
+// nameChunk is the chunk of one `names` entry: a name, or a one-key
+// mapping of the name to a list of extra arguments.
+func nameChunk(chunk Chunk, entry any) Chunk {
+	live := DeepCopy(chunk).(*ordered.Map)
+	em, ok := entry.(*ordered.Map)
+	if !ok || em.Len() == 0 {
+		live.Set("name", entry)
+		return live
+	}
+	k := em.Keys()[0]
+	live.Set("name", k)
+	opts, _ := em.Value(k).([]any)
+	for _, o := range opts {
+		if om, ok := o.(*ordered.Map); ok {
+			om.Range(func(ok2, ov any) bool { live.Set(ok2, DeepCopy(ov)); return true })
+		}
+	}
+	return live
 }
 
 func containsEqual(l []any, v any) bool {

@@ -7,25 +7,45 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
+// envTop is the rendered top file of one saltenv.
+type envTop struct {
+	env string
+	top *ordered.Map
+}
+
 // GetTop renders the top file of every saltenv and merges them with the
 // default "merge" strategy (get_tops, _merge_tops_merge): the base top is
 // authoritative, and another env's top only contributes its own section
 // when base did not define it. A top that fails to render counts as empty,
-// as get_top logs and returns {}.
+// as get_top logs and returns {}; the error is kept in TopErrors.
 func (h *HighState) GetTop(ctx context.Context) (*ordered.Map, error) {
+	tops, failed, err := h.renderTops(ctx)
+	if err != nil || failed {
+		return ordered.New(), err
+	}
+	top := ordered.New()
+	for _, base := range []bool{true, false} {
+		for _, t := range tops {
+			if (t.env == "base") != base {
+				continue
+			}
+			if err := mergeTop(top, t, base); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return top, nil
+}
+
+func (h *HighState) renderTops(ctx context.Context) (tops []envTop, failed bool, err error) {
 	envs := h.Files.Envs()
 	if h.Saltenv != "" {
 		envs = []string{h.Saltenv}
 	}
-	type envTop struct {
-		env string
-		top *ordered.Map
-	}
-	var tops []envTop
 	for _, env := range envs {
 		src, ok, err := h.Files.ReadFile(ctx, "top.sls", env)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !ok {
 			continue
@@ -33,7 +53,7 @@ func (h *HighState) GetTop(ctx context.Context) (*ordered.Map, error) {
 		data, err := h.Render(ctx, src, "top.sls", env, "top")
 		if err != nil {
 			h.TopErrors = append(h.TopErrors, "Rendering Primary Top file failed, render error:\n"+err.Error())
-			return ordered.New(), nil
+			return nil, true, nil
 		}
 		m, _ := data.(*ordered.Map)
 		if m == nil {
@@ -42,50 +62,31 @@ func (h *HighState) GetTop(ctx context.Context) (*ordered.Map, error) {
 		m.Delete("include")
 		tops = append(tops, envTop{env, m})
 	}
-	top := ordered.New()
-	merge := func(saltenv any, targets any) error {
+	return tops, false, nil
+}
+
+// mergeTop merges the sections of one top file into top: all of them for
+// the base top, only its own not yet defined section for another env's.
+func mergeTop(top *ordered.Map, t envTop, base bool) error {
+	var err error
+	t.top.Range(func(env, targets any) bool {
+		if !base && (str(env) != t.env || top.Has(env)) {
+			return true
+		}
 		tm, ok := targets.(*ordered.Map)
 		if !ok {
-			return fmt.Errorf("Unable to render top file. No targets found.")
+			err = fmt.Errorf("Unable to render top file. No targets found.")
+			return false
 		}
-		dst, _ := top.Value(saltenv).(*ordered.Map)
+		dst, _ := top.Value(env).(*ordered.Map)
 		if dst == nil {
 			dst = ordered.New()
-			top.Set(saltenv, dst)
+			top.Set(env, dst)
 		}
 		tm.Range(func(k, v any) bool { dst.Set(k, v); return true })
-		return nil
-	}
-	for _, t := range tops {
-		if t.env != "base" {
-			continue
-		}
-		var err error
-		t.top.Range(func(env, targets any) bool {
-			err = merge(env, targets)
-			return err == nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	for _, t := range tops {
-		if t.env == "base" {
-			continue
-		}
-		var err error
-		t.top.Range(func(env, targets any) bool {
-			if str(env) != t.env || top.Has(env) {
-				return true
-			}
-			err = merge(env, targets)
-			return err == nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return top, nil
+		return true
+	})
+	return err
 }
 
 // VerifyTops checks the merged top data (verify_tops).

@@ -123,18 +123,26 @@ func (c *Compiler) renderPstate(ctx context.Context, sls, env string, mods map[s
 		return state, append(errs, msg)
 	}
 	state.Delete("include")
+	included, ierrs := c.includes(ctx, inc, sls, rel, env, mods, avail)
+	errs = append(errs, ierrs...)
+	// The includer's own keys are merged last, so they win.
+	out := state
+	if len(included) > 0 {
+		out = included[0]
+		for _, s := range append(included[1:], state) {
+			out = Merge(out, s)
+		}
+	}
+	return out, errs
+}
+
+// includes renders the SLS files of an include list; `- name: {key: a:b}`
+// nests the included data under a:b.
+func (c *Compiler) includes(ctx context.Context, inc []any, sls, rel, env string, mods map[string]any, avail []string) ([]*ordered.Map, []string) {
+	var errs []string
 	var included []*ordered.Map
 	for _, item := range inc {
-		sub, key := ordered.KeyString(item), ""
-		if m, ok := item.(*ordered.Map); ok && m.Len() > 0 {
-			k, v, _ := compile.First(m)
-			sub = k
-			if vm, ok := v.(*ordered.Map); ok {
-				if kv, ok := vm.Get("key"); ok && kv != nil {
-					key = ordered.KeyString(kv)
-				}
-			}
-		}
+		sub, key := includeItem(item)
 		matched := compile.Filter(avail, strings.ReplaceAll(strings.TrimLeft(sub, "."), "/", "."))
 		if strings.HasPrefix(sub, ".") {
 			parts := strings.Split(sls, ".")
@@ -148,36 +156,44 @@ func (c *Compiler) renderPstate(ctx context.Context, sls, env string, mods map[s
 			matched = []string{sub}
 		}
 		for _, m := range matched {
-			var n any
-			if prev, done := mods[m]; done {
-				n = prev
-			} else {
+			n, done := mods[m]
+			if !done {
 				var nerrs []string
 				n, nerrs = c.renderPstate(ctx, m, env, mods, avail)
 				errs = append(errs, nerrs...)
 			}
-			nm, ok := n.(*ordered.Map)
-			if !ok || nm.Len() == 0 {
-				continue
+			if nm, ok := n.(*ordered.Map); ok && nm.Len() > 0 {
+				included = append(included, nestUnder(nm, key))
 			}
-			if key != "" {
-				parts := strings.Split(key, ":")
-				for i := len(parts) - 1; i >= 0; i-- {
-					nm = ordered.FromPairs(parts[i], nm)
-				}
-			}
-			included = append(included, nm)
 		}
 	}
-	var out *ordered.Map
-	for _, s := range append(included, state) {
-		if out == nil {
-			out = s
-		} else {
-			out = Merge(out, s)
+	return included, errs
+}
+
+func includeItem(item any) (sub, key string) {
+	sub = ordered.KeyString(item)
+	if m, ok := item.(*ordered.Map); ok && m.Len() > 0 {
+		k, v, _ := compile.First(m)
+		sub = k
+		if vm, ok := v.(*ordered.Map); ok {
+			if kv, ok := vm.Get("key"); ok && kv != nil {
+				key = ordered.KeyString(kv)
+			}
 		}
 	}
-	return out, errs
+	return sub, key
+}
+
+// nestUnder wraps m as {a: {b: m}} for key "a:b".
+func nestUnder(m *ordered.Map, key string) *ordered.Map {
+	if key == "" {
+		return m
+	}
+	parts := strings.Split(key, ":")
+	for i := len(parts) - 1; i >= 0; i-- {
+		m = ordered.FromPairs(parts[i], m)
+	}
+	return m
 }
 
 func truthy(v any) bool {

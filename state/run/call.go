@@ -41,30 +41,39 @@ func (r *Runner) VerifyData(low Chunk) []string {
 			if sls, ok := low.Get("__sls__"); ok {
 				in = fmt.Sprintf("in SLS '%s' ", str(sls))
 			}
-			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, pyType(name)))
+			return []string{fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, pyType(name))}
 		}
 	}
-	if len(errs) > 0 {
-		return errs
-	}
+	errs = r.verifyFunction(low)
+	return append(errs, r.verifyRecursion(low)...)
+}
+
+// verifyFunction reports a missing state function or missing parameters.
+func (r *Runner) verifyFunction(low Chunk) []string {
 	full := str(low.Value("state")) + "." + str(low.Value("fun"))
 	f, reason := r.States.Lookup(r.Env, full)
 	if f == nil {
-		if sls, ok := low.Get("__sls__"); ok {
-			errs = append(errs, fmt.Sprintf("State '%s' was not found in SLS '%s'", full, str(sls)))
-			if reason != "" {
-				errs = append(errs, "Reason: "+reason)
-			}
-		} else {
-			errs = append(errs, fmt.Sprintf("Specified state '%s' was not found", full))
+		sls, ok := low.Get("__sls__")
+		if !ok {
+			return []string{fmt.Sprintf("Specified state '%s' was not found", full)}
 		}
-	} else {
-		for _, p := range f.Required() {
-			if !low.Has(p) {
-				errs = append(errs, fmt.Sprintf("Missing parameter %s for state %s", p, full))
-			}
+		errs := []string{fmt.Sprintf("State '%s' was not found in SLS '%s'", full, str(sls))}
+		if reason != "" {
+			errs = append(errs, "Reason: "+reason)
+		}
+		return errs
+	}
+	var errs []string
+	for _, p := range f.Required() {
+		if !low.Has(p) {
+			errs = append(errs, fmt.Sprintf("Missing parameter %s for state %s", p, full))
 		}
 	}
+	return errs
+}
+
+// verifyRecursion reports a state that requires (or watches) itself.
+func (r *Runner) verifyRecursion(low Chunk) []string {
 	reqdec := ""
 	if low.Has("require") {
 		reqdec = "require"
@@ -78,21 +87,20 @@ func (r *Runner) VerifyData(low Chunk) []string {
 			reqdec = "watch"
 		}
 	}
-	if reqdec != "" {
-		for _, req := range reqList(low, reqdec) {
-			m, ok := req.(*ordered.Map)
-			if !ok {
-				continue
-			}
-			k, v, _ := compile.First(m)
-			vs, ok := v.(string)
-			if !ok || k != str(low.Value("state")) {
-				continue
-			}
-			if compile.Fnmatch(str(low.Value("name")), vs) || compile.Fnmatch(str(low.Value("__id__")), vs) {
-				errs = append(errs, fmt.Sprintf("Recursive require detected in SLS %s for require {'%s': '%s'} in ID %s",
-					str(low.Value("__sls__")), k, vs, str(low.Value("__id__"))))
-			}
+	var errs []string
+	for _, req := range reqList(low, reqdec) {
+		m, ok := req.(*ordered.Map)
+		if !ok {
+			continue
+		}
+		k, v, _ := compile.First(m)
+		vs, ok := v.(string)
+		if !ok || k != str(low.Value("state")) {
+			continue
+		}
+		if compile.Fnmatch(str(low.Value("name")), vs) || compile.Fnmatch(str(low.Value("__id__")), vs) {
+			errs = append(errs, fmt.Sprintf("Recursive require detected in SLS %s for require {'%s': '%s'} in ID %s",
+				str(low.Value("__sls__")), k, vs, str(low.Value("__id__"))))
 		}
 	}
 	return errs
