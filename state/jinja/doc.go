@@ -56,6 +56,10 @@
 //   - The sandbox's attribute rules are reduced to "names starting with an
 //     underscore are undefined"; Python attributes beyond the common
 //     methods of dict, list, str and loop objects do not exist.
+//   - YAML errors from load_yaml and import_yaml give the problem and an
+//     excerpt, as Salt does with PyYAML's pure-Python loader; with libyaml
+//     Salt itself fails there with "'NoneType' object has no attribute
+//     'splitlines'".
 //   - strftime parses a few common date layouts itself instead of
 //     timelib.
 //   - Filters absent here: xml, dict_to_sls_yaml_params, the network and

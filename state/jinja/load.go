@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -14,7 +15,7 @@ func (r *runner) loadFormat(format, text string) (any, error) {
 	case "yaml":
 		v, err := saltyaml.Load([]byte(text), "")
 		if err != nil {
-			return nil, templateErr("Encountered error loading yaml: %s", err.Error())
+			return nil, yamlLoadError(text, err)
 		}
 		return normalize(v), nil
 	case "json":
@@ -25,4 +26,17 @@ func (r *runner) loadFormat(format, text string) (any, error) {
 		return normalize(v), nil
 	}
 	return text, nil
+}
+
+// yamlLoadError words a YAML failure as SerializerExtension.load_yaml
+// does: the problem, then the excerpt of the YAML text around its line.
+func yamlLoadError(text string, err error) error {
+	msg := "Encountered error loading yaml: "
+	var ye *saltyaml.Error
+	if errors.As(err, &ye) && ye.Line > 0 {
+		msg += ye.Msg + "\n" + getContext(text, ye.Line, "    <======================")
+	} else {
+		msg += err.Error()
+	}
+	return &tplError{kind: kindSyntax, msg: msg, err: err}
 }

@@ -366,3 +366,14 @@ func TestSelfContainingValues(t *testing.T) {
 		_, _ = Render(context.Background(), src, Options{})
 	}
 }
+
+func TestLoadYAMLErrorExcerpt(t *testing.T) {
+	_, err := Render(context.Background(), "{% load_yaml as x %}\na: 1\nb: x: y\nc: 3\n{% endload %}", Options{})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.HasPrefix(e.Msg, "Jinja syntax error: Encountered error loading yaml: ") || !strings.Contains(e.Msg, "<======================") {
+		t.Errorf("Msg = %q", e.Msg)
+	}
+}
