@@ -145,7 +145,9 @@ func regexToStatic(lines []string, expr *string) ([]string, error) {
 	}
 	out := []string{}
 	for _, l := range lines {
-		if re.MatchString(l) || strings.Contains(l, *expr) {
+		// Python's `$` also matches before a final newline; RE2's does
+		// not, so the line is tried without its newline too.
+		if re.MatchString(l) || re.MatchString(strings.TrimSuffix(l, "\n")) || strings.Contains(l, *expr) {
 			out = append(out, l)
 		}
 	}

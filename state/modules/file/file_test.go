@@ -1,0 +1,397 @@
+package file
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+func TestNormalizeMode(t *testing.T) {
+	tests := []struct {
+		in   any
+		want string
+		ok   bool
+	}{
+		{nil, "", false},
+		{644, "0644", true},
+		{"644", "0644", true},
+		{"0644", "0644", true},
+		{"00644", "0644", true},
+		{"0o750", "0750", true},
+		{"'0600'", "0600", true},
+		{4755, "4755", true},
+		{0, "0000", true},
+		{"0", "0000", true},
+	}
+	for _, tc := range tests {
+		got, ok := NormalizeMode(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("NormalizeMode(%#v) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]os.FileMode{"0644": 0o644, "755": 0o755, "0": 0, "4755": 0o755 | os.ModeSetuid, "1777": 0o777 | os.ModeSticky} {
+		got, err := ParseMode(in)
+		if err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"9", "abc", "77777"} {
+		if _, err := ParseMode(bad); err == nil || !strings.HasPrefix(err.Error(), "Invalid Mode") {
+			t.Errorf("ParseMode(%q) err = %v, want Invalid Mode", bad, err)
+		}
+	}
+}
+
+// The expectations come from CPython's difflib.unified_diff over
+// readlines(), as salt.modules.file.get_diff calls it.
+func TestDiff(t *testing.T) {
+	tests := []struct{ a, b, want string }{
+		{"a\nb\nc\n", "a\nB\nc\n", "--- \n+++ \n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		{"x\ny", "x\ny\nz\n", "--- \n+++ \n@@ -1,2 +1,3 @@\n x\n-y+y\n+z\n"},
+		{"", "new\n", "--- \n+++ \n@@ -0,0 +1 @@\n+new\n"},
+		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\nthree\n4\n5\n6\n7\n8\nnine\n10\n",
+			"--- \n+++ \n@@ -1,10 +1,10 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n 7\n 8\n-9\n+nine\n 10\n"},
+		{"a\r\nb\r\n", "a\nb\n", "--- \n+++ \n@@ -1,2 +1,2 @@\n-a\r\n-b\r\n+a\n+b\n"},
+		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "1\nX\n3\n4\n5\n6\n7\n8\n9\n10\n11\nY\n",
+			"--- \n+++ \n@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n@@ -9,4 +9,4 @@\n 9\n 10\n 11\n-12\n+Y\n"},
+		{"same\n", "same\n", ""},
+		{"text\n", "bin\x00", "Replace text file with binary file"},
+	}
+	for _, tc := range tests {
+		if got := Diff([]byte(tc.a), []byte(tc.b)); got != tc.want {
+			t.Errorf("Diff(%q, %q):\n%s", tc.a, tc.b, cmp.Diff(tc.want, got))
+		}
+	}
+	// file.append joins difflib's lines with "\n" (notes item 36).
+	got := strings.Join(UnifiedDiff([]string{"a", "b"}, []string{"a", "b", "c", "d"}, "\n"), "\n")
+	if want := "--- \n\n+++ \n\n@@ -1,2 +1,4 @@\n\n a\n b\n+c\n+d"; got != want {
+		t.Errorf("append-style diff:\n%s", cmp.Diff(want, got))
+	}
+}
+
+func TestSubn(t *testing.T) {
+	tests := []struct {
+		pat, repl, in string
+		count, flags  int
+		want          string
+		n             int
+	}{
+		{`^port=\d+$`, "port=8080", "port=80\nhost=x\n", 0, 8, "port=8080\nhost=x\n", 1},
+		{`(\w+)=(\w+)`, `\2=\1`, "a=b c=d", 0, 0, "b=a d=c", 2},
+		{`(?P<k>\w+)=`, `\g<k>:`, "a=1", 0, 0, "a:1", 1},
+		{`x`, `y`, "xxx", 2, 0, "yyx", 2},
+		{`A`, `b`, "aA", 0, 2, "bb", 2},
+		{`a\Z`, `b`, "aa", 0, 0, "ab", 1},
+		{`.`, `\n`, "ab", 1, 0, "\nb", 1},
+	}
+	for _, tc := range tests {
+		re, err := CompilePy(tc.pat, tc.flags)
+		if err != nil {
+			t.Fatalf("CompilePy(%q): %v", tc.pat, err)
+		}
+		parts, err := ParseRepl(re, tc.repl)
+		if err != nil {
+			t.Fatalf("ParseRepl(%q): %v", tc.repl, err)
+		}
+		got, n := Subn(re, parts, []byte(tc.in), tc.count)
+		if string(got) != tc.want || n != tc.n {
+			t.Errorf("subn(%q, %q, %q) = %q, %d; want %q, %d", tc.pat, tc.repl, tc.in, got, n, tc.want, tc.n)
+		}
+	}
+	for _, bad := range []string{`(?=x)`, `(a)\1`, `(?<!a)b`} {
+		if _, err := CompilePy(bad, 0); err == nil {
+			t.Errorf("CompilePy(%q) accepted unsupported syntax", bad)
+		}
+	}
+	re := regexp.MustCompile(`(a)`)
+	for _, bad := range []string{`\2`, `\g<nope>`, `\q`} {
+		if _, err := ParseRepl(re, bad); err == nil {
+			t.Errorf("ParseRepl(%q) accepted a bad template", bad)
+		}
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want int
+	}{{8, 8}, {"IGNORECASE", 2}, {[]any{"m", "S"}, 24}, {nil, 0}} {
+		got, err := ParseFlags(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseFlags(%#v) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := ParseFlags("BOGUS"); err == nil || err.Error() != "Invalid re flag given: BOGUS" {
+		t.Errorf("ParseFlags(BOGUS) err = %v", err)
+	}
+}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.cfg")
+	tests := []struct {
+		name    string
+		in      string
+		o       ReplaceOpts
+		want    any
+		content string
+	}{
+		{"change", "port=80\nhost=localhost\n", ReplaceOpts{Pattern: `^port=\d+$`, Repl: "port=8080", Flags: 8, ShowChanges: true},
+			"--- \n+++ \n@@ -1,2 +1,2 @@\n-port=80\n+port=8080\n host=localhost\n", "port=8080\nhost=localhost\n"},
+		{"no match", "a\n", ReplaceOpts{Pattern: `^b$`, Repl: "c", Flags: 8, ShowChanges: true}, "", "a\n"},
+		{"dry run", "a\n", ReplaceOpts{Pattern: `a`, Repl: "b", DryRun: true, ShowChanges: true},
+			"--- \n+++ \n@@ -1 +1 @@\n-a\n+b\n", "a\n"},
+		{"append if not found", "a", ReplaceOpts{Pattern: `^x=.*$`, Repl: "x=1", Flags: 8, AppendIfNotFound: true, ShowChanges: true},
+			"--- \n+++ \n@@ -1 +1,2 @@\n-a+a\n+x=1\n", "a\nx=1\n"},
+		{"append if not found, already there", "x=1\n", ReplaceOpts{Pattern: `^x=2$`, Repl: "x=1", Flags: 8, AppendIfNotFound: true, ShowChanges: true},
+			"", "x=1\n"},
+		{"prepend not_found_content", "a\n", ReplaceOpts{Pattern: `^x$`, Repl: "x", Flags: 8, PrependIfNotFound: true,
+			NotFoundContent: ptr("# head"), ShowChanges: true}, "--- \n+++ \n@@ -1 +1,2 @@\n+# head\n a\n", "# head\na\n"},
+		{"show_changes false", "a\n", ReplaceOpts{Pattern: `a`, Repl: "b"}, true, "b\n"},
+		{"search only", "abc\n", ReplaceOpts{Pattern: `b`, SearchOnly: true}, true, "abc\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, p, tc.in)
+			got, err := Replace(p, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("return (-want +got):\n%s", diff)
+			}
+			if c := readFile(t, p); c != tc.content {
+				t.Errorf("content = %q, want %q", c, tc.content)
+			}
+		})
+	}
+	t.Run("backup", func(t *testing.T) {
+		writeFile(t, p, "old\n")
+		if _, err := Replace(p, ReplaceOpts{Pattern: "old", Repl: "new", Backup: ".bak"}); err != nil {
+			t.Fatal(err)
+		}
+		if b := readFile(t, p+".bak"); b != "old\n" {
+			t.Errorf("backup = %q", b)
+		}
+	})
+	t.Run("missing file", func(t *testing.T) {
+		_, err := Replace(filepath.Join(dir, "nope"), ReplaceOpts{Pattern: "a"})
+		if err == nil || err.Error() != "File not found: "+filepath.Join(dir, "nope") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func ptr(s string) *string { return &s }
+
+func TestLine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	tests := []struct {
+		name    string
+		in      string
+		o       LineOpts
+		content string
+	}{
+		{"ensure after", "a\nb\n", LineOpts{Mode: "ensure", Content: ptr("x"), After: ptr("^a$")}, "a\nx\nb\n"},
+		{"ensure after, already there", "a\nx\nb\n", LineOpts{Mode: "ensure", Content: ptr("x"), After: ptr("^a$")}, "a\nx\nb\n"},
+		{"ensure before", "a\nb\n", LineOpts{Mode: "ensure", Content: ptr("x"), Before: ptr("b")}, "a\nx\nb\n"},
+		{"replace keeps indent", "  key=1\nother\n", LineOpts{Mode: "replace", Content: ptr("key=2"), Match: ptr("key="), Indent: true}, "  key=2\nother\n"},
+		{"delete", "a\nb\na\n", LineOpts{Mode: "delete", Match: ptr("^a$")}, "b\n"},
+		{"insert at start", "a\n", LineOpts{Mode: "insert", Content: ptr("first"), Location: ptr("start")}, "first\na\n"},
+		// Salt 3006 really leaves a blank line and no final newline here.
+		{"insert at end", "a\n", LineOpts{Mode: "insert", Content: ptr("last"), Location: ptr("end")}, "a\n\nlast"},
+		{"insert after", "a\nb\n", LineOpts{Mode: "insert", Content: ptr("x"), After: ptr("a")}, "a\nx\nb\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, p, tc.in)
+			tc.o.ShowChanges = true
+			if _, err := Line(p, tc.o); err != nil {
+				t.Fatal(err)
+			}
+			if c := readFile(t, p); c != tc.content {
+				t.Errorf("content = %q, want %q", c, tc.content)
+			}
+		})
+	}
+	writeFile(t, p, "a\na\n")
+	_, err := Line(p, LineOpts{Mode: "ensure", Content: ptr("x"), After: ptr("a")})
+	if err == nil || err.Error() != `Found more than expected occurrences in "after" expression` {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Line(p, LineOpts{Mode: "bogus", Content: ptr("x")}); err == nil || err.Error() != `Unknown mode: "bogus"` {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWhitespaceSplitRegex(t *testing.T) {
+	re := regexp.MustCompile(WhitespaceSplitRegex("foo  bar\nbaz"))
+	if !re.MatchString("x\n foo bar   baz\n") {
+		t.Errorf("%s does not match reflowed text", re)
+	}
+	// As in Salt, a line with " only treats ' as a quote.
+	if got := shlexSplit(`a "b c" d`); !cmp.Equal(got, []string{"a", `"b`, `c"`, "d"}) {
+		t.Errorf("shlexSplit = %q", got)
+	}
+	if got := shlexSplit(`a "b c" 'd'`); !cmp.Equal(got, []string{"a", `"b c"`, `'d'`}) {
+		t.Errorf("shlexSplit = %q", got)
+	}
+}
+
+func TestStatsAndPerms(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	writeFile(t, p, "x")
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Stats(p, "md5", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode != "0600" || st.Type != "file" || st.Sum != "9dd4e461268c8034f5c8564e155c67a6" {
+		t.Errorf("stats = %+v", st)
+	}
+	if _, err := Stats(filepath.Join(dir, "nope"), "", true); err == nil || err.Error() != "Path not found: "+filepath.Join(dir, "nope") {
+		t.Errorf("err = %v", err)
+	}
+	ret, perms, err := CheckPerms(p, nil, nil, nil, 751, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ret.Result != nil || ret.Changes.Value("mode") != "0751" || perms.LMode != "0600" {
+		t.Errorf("test-mode check_perms = %+v %+v", ret, perms)
+	}
+	ret, _, err = CheckPerms(p, nil, nil, nil, "0751", true, false)
+	if err != nil || ret.Result != true || ret.Changes.Value("mode") != "0751" {
+		t.Errorf("check_perms = %+v, %v", ret, err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o751 {
+		t.Errorf("mode = %v", fi.Mode())
+	}
+	if os.Getuid() == 0 {
+		ret, _, err = CheckPerms(p, nil, "nobody", "nogroup", nil, true, false)
+		if err != nil || ret.Result != true {
+			t.Fatalf("chown: %+v %v", ret, err)
+		}
+		if diff := cmp.Diff(`{"user":"nobody","group":"nogroup"}`, jsonOf(t, ret.Changes)); diff != "" {
+			t.Error(diff)
+		}
+		ret, _, _ = CheckPerms(p, nil, "no-such-user-x", nil, nil, true, false)
+		if ret.Result != false || ret.Comment != "User does not exist\n; Failed to change user to no-such-user-x" {
+			t.Errorf("bad user: %+v", ret)
+		}
+	}
+}
+
+func jsonOf(t *testing.T, m *ordered.Map) string {
+	t.Helper()
+	b, err := m.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestFunctions(t *testing.T) {
+	dir := t.TempDir()
+	r := modules.NewRegistry()
+	Register(r)
+	env := &modules.Env{Registry: r, Opts: ordered.New()}
+	run := func(fun string, args ...any) any {
+		t.Helper()
+		v, err := env.Run(context.Background(), fun, args, ordered.New())
+		if err != nil {
+			t.Fatalf("%s: %v", fun, err)
+		}
+		return v
+	}
+	p := filepath.Join(dir, "a.txt")
+	run("file.write", p, "one", "two")
+	if got := run("file.read", p); got != "one\ntwo\n" {
+		t.Errorf("read = %q", got)
+	}
+	run("file.append", p, "three")
+	run("file.prepend", p, "zero")
+	if got := readFile(t, p); got != "zero\none\ntwo\nthree\n" {
+		t.Errorf("content = %q", got)
+	}
+	checks := []struct {
+		fun  string
+		args []any
+		want any
+	}{
+		{"file.file_exists", []any{p}, true},
+		{"file.directory_exists", []any{p}, false},
+		{"file.contains", []any{p, "two"}, true},
+		{"file.contains_regex", []any{p, "^thr"}, true},
+		{"file.search", []any{p, "^one$"}, true},
+		{"file.get_hash", []any{p, "sha1"}, "99b522169aca3491c9d0527bba920837b2c7831b"},
+		{"file.check_hash", []any{p, "sha1:99b522169aca3491c9d0527bba920837b2c7831b"}, true},
+		{"file.is_link", []any{p}, false},
+		{"file.basename", []any{"/a/b/c.txt"}, "c.txt"},
+		{"file.dirname", []any{"/a/b/c.txt"}, "/a/b"},
+	}
+	for _, c := range checks {
+		if got := run(c.fun, c.args...); !cmp.Equal(got, c.want) {
+			t.Errorf("%s%v = %#v, want %#v", c.fun, c.args, got, c.want)
+		}
+	}
+	link := filepath.Join(dir, "l")
+	run("file.symlink", p, link)
+	if got := run("file.readlink", link); got != p {
+		t.Errorf("readlink = %v", got)
+	}
+	run("file.mkdir", filepath.Join(dir, "d/e"), nil, nil, "0750")
+	if got := run("file.get_mode", filepath.Join(dir, "d/e")); got != "0750" {
+		t.Errorf("mkdir mode = %v", got)
+	}
+	got := run("file.find", dir)
+	if l, _ := got.([]any); len(l) != 5 {
+		t.Errorf("find = %v", got)
+	}
+	if _, err := env.Run(context.Background(), "file.find", []any{dir}, ordered.FromPairs("type", "d", "name", "e")); err != nil {
+		t.Fatal(err)
+	}
+	if got := run("file.remove", filepath.Join(dir, "d")); got != true {
+		t.Errorf("remove = %v", got)
+	}
+	if got := run("file.remove", filepath.Join(dir, "d")); got != false {
+		t.Errorf("second remove = %v", got)
+	}
+	_, err := env.Run(context.Background(), "file.remove", []any{"relative"}, ordered.New())
+	if err == nil || err.Error() != "File path must be absolute: relative" {
+		t.Errorf("remove relative: %v", err)
+	}
+}
