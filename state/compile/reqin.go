@@ -181,48 +181,48 @@ func reqInList(high *ordered.Map, ext extendSet, b *ordered.Map, id, state, key,
 			errs = append(errs, fmt.Sprintf("Invalid requisite in %s: %s for %s, in SLS '%s'. Requisites must not contain dots, did you mean '%s'?", rkey, pstate, pname, str(b.Value("__sls__")), pstate[:i]))
 		}
 		for _, h := range hinges {
-			name, _state := h[0], h[1]
-			switch key {
-			case "prereq_in":
-				ext.appendArg(id, state, ordered.FromPairs("prerequired", []any{ordered.FromPairs(_state, name)}))
-			case "prereq":
-				for _, e := range FindName(name, _state, high, true) {
-					ext.appendArg(e[0], e[1], ordered.FromPairs("prerequired", []any{ordered.FromPairs(state, id)}))
-				}
-				continue
-			case "use_in":
-				for _, e := range FindName(name, _state, high, true) {
-					if e[0] == "" {
-						continue
-					}
-					ignore := stateArgs(e[0], _state, high)
-					ext.ensure(e[0], e[1])
-					for _, a := range argsOf(body(high, id), state) {
-						if copyable(a, ignore) {
-							ext.appendArg(e[0], e[1], a)
-						}
-					}
-				}
-				continue
-			case "use":
-				for _, e := range FindName(name, _state, high, true) {
-					if e[0] == "" {
-						continue
-					}
-					ignore := stateArgs(id, state, high)
-					ext.ensure(id, state)
-					for _, a := range argsOf(body(high, e[0]), e[1]) {
-						if copyable(a, ignore) {
-							ext.appendArg(id, state, a)
-						}
-					}
-				}
-				continue
-			}
-			ext.addReq(name, _state, rkey, state, id, b)
+			ext.hinge(high, b, id, state, key, rkey, h[0], h[1])
 		}
 	}
 	return errs
+}
+
+// hinge applies one requisite_in reference to (name, _state): prereq and
+// use touch the declaring state, the *_in forms the target.
+func (e extendSet) hinge(high, b *ordered.Map, id, state, key, rkey, name, _state string) {
+	switch key {
+	case "prereq_in":
+		e.appendArg(id, state, ordered.FromPairs("prerequired", []any{ordered.FromPairs(_state, name)}))
+	case "prereq":
+		for _, x := range FindName(name, _state, high, true) {
+			e.appendArg(x[0], x[1], ordered.FromPairs("prerequired", []any{ordered.FromPairs(state, id)}))
+		}
+		return
+	case "use_in":
+		for _, x := range FindName(name, _state, high, true) {
+			e.copyArgs(x[0], x[1], argsOf(body(high, id), state), stateArgs(x[0], _state, high))
+		}
+		return
+	case "use":
+		for _, x := range FindName(name, _state, high, true) {
+			e.copyArgs(id, state, argsOf(body(high, x[0]), x[1]), stateArgs(id, state, high))
+		}
+		return
+	}
+	e.addReq(name, _state, rkey, state, id, b)
+}
+
+// copyArgs appends the copyable arguments of src to id's state (use).
+func (e extendSet) copyArgs(id, state string, src []any, ignore map[string]bool) {
+	if id == "" {
+		return
+	}
+	e.ensure(id, state)
+	for _, a := range src {
+		if copyable(a, ignore) {
+			e.appendArg(id, state, a)
+		}
+	}
 }
 
 // copyable reports whether a `use` argument is copied: a one-key option
