@@ -278,8 +278,14 @@ func (e *env) writeRoster(extra map[string]string) {
 		fmt.Fprintf(&b, "%s:\n  host: %s\n  port: %d\n  user: %s\n  priv: %s\n  sudo: True\n%s",
 			h.ID, h.IP, h.Port, e.c.User(), e.c.KeyPath(), extra[h.ID])
 	}
+	e.useRoster(b.String())
+}
+
+// useRoster makes the env's master config read a roster with this text.
+func (e *env) useRoster(text string) {
+	e.t.Helper()
 	path := filepath.Join(e.dir, "roster")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
 	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n",
@@ -330,6 +336,11 @@ func TestE2ESudoPasswordAndRequireTTY(t *testing.T) {
 func TestE2EInterruptStopsRemoteJob(t *testing.T) {
 	c := testhosts.New(t, 1)
 	e := newEnv(t, c, true)
+	// Log in as root: OpenSSH refuses to forward a signal to a root
+	// session ("session signalling requires privilege separation"), so only
+	// the thin binary's own hang-up watch can stop the job.
+	h, _ := c.Host("host1")
+	e.useRoster(fmt.Sprintf("host1:\n  host: %s\n  port: %d\n  user: root\n  priv: %s\n", h.IP, h.Port, c.KeyPath()))
 	if _, code, _ := e.saltSSH("host1", "test.ping"); code != 0 { // deploy first
 		t.Fatal("warm-up failed")
 	}
@@ -337,11 +348,12 @@ func TestE2EInterruptStopsRemoteJob(t *testing.T) {
 	done := make(chan int)
 	var stdout, stderr bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"-c", e.dir, "host1", "cmd.run", "sleep 2; touch /var/tmp/should-not-exist"}, nil, &stdout, &stderr)
+		done <- run(ctx, []string{"-c", e.dir, "host1", "cmd.run", "sleep 2.5; touch /var/tmp/should-not-exist"}, nil, &stdout, &stderr)
 	}()
 	// Cancel once the command is running on the host.
 	for i := 0; ; i++ {
-		out, _ := c.Exec(context.Background(), "host1", "pgrep -f 'sleep 2' || true")
+		// Anchored, so the pattern does not match this shell's own argv.
+		out, _ := c.Exec(context.Background(), "host1", "pgrep -f '^sleep 2.5$' || true")
 		if strings.TrimSpace(string(out)) != "" {
 			break
 		}
