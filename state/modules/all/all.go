@@ -9,6 +9,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/grains"
 	_ "github.com/brinesalt/brine/state/modules/group"
 	_ "github.com/brinesalt/brine/state/modules/match"
+	_ "github.com/brinesalt/brine/state/modules/network"
 	_ "github.com/brinesalt/brine/state/modules/pkg"
 	_ "github.com/brinesalt/brine/state/modules/service"
 	_ "github.com/brinesalt/brine/state/modules/status"
