@@ -154,6 +154,23 @@ func (j *job) compilePillar(ctx context.Context, override *ordered.Map) (*ordere
 	return c.Compile(ctx)
 }
 
+// jinja renders SLS templates with Salt's caller and a loader over files.
+func (j *job) jinja(files *fileclient.Client, saltenv string, env *modules.Env) render.JinjaFunc {
+	return func(ctx context.Context, src, name string, vars map[string]any) (string, error) {
+		loader := func(n string) ([]byte, string, error) {
+			b, ok, err := files.ReadFile(ctx, n, saltenv)
+			if err != nil {
+				return nil, "", err
+			}
+			if !ok {
+				return nil, "", fmt.Errorf("%s: %w", n, jinja.ErrTemplateNotFound)
+			}
+			return b, n, nil
+		}
+		return jinja.Render(ctx, src, jinja.Options{Name: name, Vars: vars, Salt: saltCaller{env}, Loader: loader})
+	}
+}
+
 // saltCaller lets templates call execution modules.
 type saltCaller struct{ env *modules.Env }
 
@@ -176,24 +193,13 @@ func (j *job) renderFunc(files *fileclient.Client, pillarData func() *ordered.Ma
 	return func(ctx context.Context, src []byte, rel, saltenv, sls string) (any, error) {
 		env := *j.env
 		env.Pillar = pillarData()
-		r.Jinja = func(ctx context.Context, src, name string, vars map[string]any) (string, error) {
-			loader := func(n string) ([]byte, string, error) {
-				b, ok, err := files.ReadFile(ctx, n, saltenv)
-				if err != nil {
-					return nil, "", err
-				}
-				if !ok {
-					return nil, "", fmt.Errorf("%s: %w", n, jinja.ErrTemplateNotFound)
-				}
-				return b, n, nil
-			}
-			return jinja.Render(ctx, src, jinja.Options{Name: name, Vars: vars, Salt: saltCaller{&env}, Loader: loader})
-		}
+		rr := *r
+		rr.Jinja = j.jinja(files, saltenv, &env)
 		path := files.LocalPath("salt://"+rel, saltenv)
 		if sls == "top" && rel == "top.sls" {
 			sls = ""
 		}
-		return r.Render(ctx, src, render.Context{Saltenv: saltenv, SLS: sls, Rel: rel, Path: path, Vars: map[string]any{
+		return rr.Render(ctx, src, render.Context{Saltenv: saltenv, SLS: sls, Rel: rel, Path: path, Vars: map[string]any{
 			"grains": j.env.Grains, "pillar": env.Pillar, "opts": j.env.Opts,
 		}})
 	}
@@ -233,17 +239,7 @@ func (j *job) template(env *modules.Env) states.TemplateFunc {
 		for k, v := range vars {
 			all[k] = v
 		}
-		loader := func(n string) ([]byte, string, error) {
-			b, ok, err := j.files.ReadFile(ctx, n, saltenv)
-			if err != nil {
-				return nil, "", err
-			}
-			if !ok {
-				return nil, "", fmt.Errorf("%s: %w", n, jinja.ErrTemplateNotFound)
-			}
-			return b, n, nil
-		}
-		return jinja.Render(ctx, src, jinja.Options{Name: name, Vars: all, Salt: saltCaller{env}, Loader: loader})
+		return j.jinja(j.files, saltenv, env)(ctx, src, name, all)
 	}
 }
 

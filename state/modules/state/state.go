@@ -48,6 +48,8 @@ func Register(r *modules.Registry, st *states.Registry) {
 		{Name: "state.show_highstate", Spec: kw(opt("queue", false)), Fn: m.showHighstate},
 		{Name: "state.show_lowstate", Spec: kw(opt("queue", false)), Fn: m.showLowstate},
 		{Name: "state.show_top", Spec: kw(opt("queue", false)), Fn: m.showTop},
+		{Name: "state.high", Spec: kw(modules.Param{Name: "data"}, opt("test", nil), opt("queue", false)), Fn: m.high},
+		{Name: "state.template_str", Spec: kw(modules.Param{Name: "tem"}, opt("queue", false)), Fn: m.templateStr},
 		{Name: "state.sls_exists", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.slsExists},
 	} {
 		f.Doc = "Salt's " + f.Name
