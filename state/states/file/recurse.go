@@ -102,7 +102,7 @@ func recurse(ctx context.Context, c *states.Call) (*states.Result, error) {
 		rr.merge(f[0], r)
 	}
 	if c.Bool("clean") {
-		recurseClean(c, name, managedFiles, dirs, rr)
+		recurseClean(c, name, managedFiles, rr)
 	}
 	return rr.finish(name), nil
 }
@@ -218,13 +218,13 @@ func includeExclude(rel, include, exclude string) bool {
 	return match(include) && !match(exclude)
 }
 
-// recurseClean removes what the source does not have.
-func recurseClean(c *states.Call, name string, files [][2]string, dirs []string, rr *recurseRet) {
+// recurseClean removes what the source does not have: the managed
+// files and their parent directories are kept.
+func recurseClean(c *states.Call, name string, files [][2]string, rr *recurseRet) {
 	keep := []string{}
 	for _, f := range files {
 		keep = append(keep, f[0])
 	}
-	keep = append(keep, dirs...)
 	a := &dirArgs{name: name, keep: keep, exclude: c.Str("exclude_pat"), maxDepth: -1}
 	removed := cleanCandidates(a, walk(name, -1))
 	if len(removed) == 0 {

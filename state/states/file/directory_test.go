@@ -1,0 +1,132 @@
+package file
+
+import (
+	"os"
+	"testing"
+
+	"github.com/brinesalt/brine/state/states"
+)
+
+func TestDirectory(t *testing.T) {
+	h := newHarness(t)
+	d, deep, orphan := h.p("d"), h.p("a/b/c"), h.p("no-parents/x")
+	h.check(
+		step{"file.directory", true, []any{"name", d}, states.None,
+			"The following files will be changed:\n" + d + ": directory - new\n", `{"` + d + `":{"directory":"new"}}`},
+		step{"file.directory", false, []any{"name", d}, states.True, "", `{"` + d + `":{"directory":"new"}}`},
+		step{"file.directory", false, []any{"name", d + "/"}, states.True, "The directory " + d + " is in the correct state", `{}`},
+		step{"file.directory", false, []any{"name", d, "mode", 700}, states.True, "Directory " + d + " updated", `{"mode":"0700"}`},
+		step{"file.directory", true, []any{"name", d, "mode", 755}, states.None, "", `{"` + d + `":{"mode":"0755"}}`},
+		step{"file.directory", false, []any{"name", deep, "makedirs", true, "mode", "0750"}, states.True, "", `{"` + deep + `":{"directory":"new"}}`},
+		// notes item 35: the changes stay although the result is false.
+		step{"file.directory", false, []any{"name", orphan}, states.False, "No directory to create " + orphan + " in",
+			`{"` + orphan + `":{"directory":"new"}}`},
+		step{"file.directory", false, []any{"name", "relative"}, states.False, "Specified file relative is not an absolute path", ""},
+	)
+	for _, p := range []string{"a", "a/b", "a/b/c"} {
+		if m := modeOf(t, h.p(p)); m != "0750" {
+			t.Errorf("%s mode = %s, want 0750 (makedirs applies mode to parents)", p, m)
+		}
+	}
+	f := h.p("file")
+	writeFile(t, f, "x", 0o644)
+	h.check(step{"file.directory", false, []any{"name", f}, states.False, "Specified location " + f + " exists and is a file", ""})
+}
+
+func TestDirectoryRecurseAndClean(t *testing.T) {
+	h := newHarness(t)
+	d := h.p("tree")
+	writeFile(t, h.p("tree/a.txt"), "a", 0o600)
+	writeFile(t, h.p("tree/sub/b.txt"), "b", 0o600)
+	if err := os.Chmod(h.p("tree/sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.check(
+		step{"file.directory", true, []any{"name", d, "dir_mode", 755, "file_mode", 644, "recurse", []any{"mode"}}, states.None, "",
+			// os.walk order: a root's files, then its directories.
+			`{"` + h.p("tree/a.txt") + `":{"mode":"0644"},"` + h.p("tree/sub") + `":{"mode":"0755"},"` + h.p("tree/sub/b.txt") + `":{"mode":"0644"}}`},
+		step{"file.directory", false, []any{"name", d, "dir_mode", 755, "file_mode", 644, "recurse", []any{"mode"}}, states.True,
+			"Directory " + d + " updated", `{"mode":"0644"}`},
+		step{"file.directory", false, []any{"name", d, "dir_mode", 755, "file_mode", 644, "recurse", []any{"mode"}}, states.True,
+			"The directory " + d + " is in the correct state", `{}`},
+		step{"file.directory", false, []any{"name", d, "recurse", []any{"bogus"}}, states.False,
+			`Types for "recurse" limited to "user", "group", "mode", "ignore_files", "ignore_dirs", "silent".`, ""},
+		step{"file.directory", true, []any{"name", d, "clean", true, "require", []any{map1("file", h.p("tree/a.txt"))}}, states.None, "",
+			`{"` + h.p("tree/sub") + `":{"removed":"Removed due to clean"},"` + h.p("tree/sub/b.txt") + `":{"removed":"Removed due to clean"}}`},
+		step{"file.directory", false, []any{"name", d, "clean", true, "require", []any{map1("file", h.p("tree/a.txt"))}}, states.True,
+			"Files cleaned from directory " + d, `{"removed":["` + h.p("tree/sub") + `","` + h.p("tree/sub/b.txt") + `"]}`},
+	)
+	if m := modeOf(t, h.p("tree/a.txt")); m != "0644" {
+		t.Errorf("recursed file mode = %s", m)
+	}
+	if pathExists(h.p("tree/sub")) || !pathExists(h.p("tree/a.txt")) {
+		t.Errorf("clean removed the wrong files")
+	}
+}
+
+func TestAbsentExistsMissing(t *testing.T) {
+	h := newHarness(t)
+	f, d := h.p("f"), h.p("d")
+	writeFile(t, f, "x", 0o644)
+	writeFile(t, h.p("d/inner"), "x", 0o644)
+	h.check(
+		step{"file.exists", false, []any{"name", f}, states.True, "Path " + f + " exists", `{}`},
+		step{"file.missing", false, []any{"name", f}, states.False, "Specified path " + f + " exists", `{}`},
+		step{"file.absent", true, []any{"name", f}, states.None, "File " + f + " is set for removal", `{"removed":"` + f + `"}`},
+		step{"file.absent", false, []any{"name", f}, states.True, "Removed file " + f, `{"removed":"` + f + `"}`},
+		step{"file.absent", false, []any{"name", f}, states.True, "File " + f + " is not present", `{}`},
+		step{"file.absent", true, []any{"name", d}, states.None, "Directory " + d + " is set for removal", ""},
+		step{"file.absent", false, []any{"name", d}, states.True, "Removed directory " + d, `{"removed":"` + d + `"}`},
+		step{"file.absent", false, []any{"name", "/"}, states.False, `Refusing to make "/" absent`, ""},
+		step{"file.exists", false, []any{"name", f}, states.False, "Specified path " + f + " does not exist", `{}`},
+		step{"file.missing", false, []any{"name", f}, states.True, "Path " + f + " is missing", `{}`},
+	)
+}
+
+func TestSymlinkTouchCopy(t *testing.T) {
+	h := newHarness(t)
+	target, link := h.p("target"), h.p("links/l")
+	writeFile(t, target, "t\n", 0o640)
+	h.check(
+		step{"file.symlink", true, []any{"name", link, "target", target}, states.None,
+			"Symlink " + link + " to " + target + " is set for creation\nDirectory " + h.p("links") + " for symlink is not present", `{"new":"` + link + `"}`},
+		step{"file.symlink", false, []any{"name", link, "target", target}, states.False,
+			"Directory " + h.p("links") + " for symlink is not present", ""},
+		step{"file.symlink", false, []any{"name", link, "target", target, "makedirs", true}, states.True,
+			"Created new symlink " + link + " -> " + target, `{"new":"` + link + `"}`},
+		step{"file.symlink", true, []any{"name", link, "target", target}, states.True, "The symlink " + link + " is present", `{}`},
+		step{"file.symlink", true, []any{"name", link, "target", "/elsewhere"}, states.None,
+			"Link " + link + " target is set to be changed to /elsewhere", `{"change":"` + link + `"}`},
+		step{"file.symlink", false, []any{"name", link, "target", "/elsewhere"}, states.True,
+			"Created new symlink " + link + " -> /elsewhere", `{"new":"` + link + `"}`},
+		step{"file.symlink", false, []any{"name", target, "target", "/x"}, states.False,
+			"File exists where the symlink " + target + " should be", ""},
+	)
+	tf := h.p("touched")
+	h.check(
+		step{"file.touch", true, []any{"name", tf}, states.None, "File " + tf + " is set to be created", `{"new":"` + tf + `"}`},
+		step{"file.touch", false, []any{"name", tf}, states.True, "Created empty file " + tf, `{"new":"` + tf + `"}`},
+		step{"file.touch", false, []any{"name", tf, "mtime", 86400}, states.True, "Updated times on file " + tf, `{"touched":"` + tf + `"}`},
+		step{"file.touch", false, []any{"name", h.p("no/dir/x")}, states.False, "Directory not present to touch file " + h.p("no/dir/x"), ""},
+	)
+	if st, _ := os.Stat(tf); st.ModTime().Unix() != 86400 {
+		t.Errorf("mtime = %v", st.ModTime())
+	}
+	dst := h.p("copies/c")
+	h.check(
+		step{"file.copy", false, []any{"name", dst, "source", target}, states.False, "The target directory " + h.p("copies") + " is not present", ""},
+		step{"file.copy", true, []any{"name", dst, "source", target, "makedirs", true}, states.None,
+			`File "` + target + `" is set to be copied to "` + dst + `"`, `{}`},
+		step{"file.copy", false, []any{"name", dst, "source", target, "makedirs", true}, states.True,
+			`Copied "` + target + `" to "` + dst + `"`, `{"` + dst + `":"` + target + `"}`},
+		step{"file.copy", false, []any{"name", dst, "source", target}, states.True,
+			`The target file "` + dst + `" exists and will not be overwritten`, `{}`},
+		step{"file.copy", false, []any{"name", dst, "source", h.p("nope")}, states.False, `Source file "` + h.p("nope") + `" is not present`, ""},
+	)
+	if readFile(t, dst) != "t\n" || modeOf(t, dst) != "0640" {
+		t.Errorf("copy: %q %s", readFile(t, dst), modeOf(t, dst))
+	}
+}

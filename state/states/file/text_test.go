@@ -1,0 +1,114 @@
+package file
+
+import (
+	"testing"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/states"
+)
+
+func map1(k string, v any) *ordered.Map { return ordered.FromPairs(k, v) }
+
+func TestAppendPrepend(t *testing.T) {
+	h := newHarness(t)
+	f := h.p("a.txt")
+	writeFile(t, f, "one\ntwo\n", 0o644)
+	h.check(
+		step{"file.append", true, []any{"name", f, "text", []any{"two", "three"}}, states.None,
+			"File " + f + " is set to be updated", `{"diff":"--- \n\n+++ \n\n@@ -1,2 +1,3 @@\n\n one\n two\n+three"}`},
+		// notes item 36: only the missing line, blank lines after the headers.
+		step{"file.append", false, []any{"name", f, "text", []any{"two", "three"}}, states.True,
+			"Appended 1 lines", `{"diff":"--- \n\n+++ \n\n@@ -1,2 +1,3 @@\n\n one\n two\n+three"}`},
+		step{"file.append", false, []any{"name", f, "text", "three"}, states.True, "File " + f + " is in correct state", `{}`},
+		// \s in the whitespace-split pattern spans the newline between
+		// "one" and "two", as in Salt.
+		step{"file.append", false, []any{"name", f, "text", "  one   two  "}, states.True, "File " + f + " is in correct state", `{}`},
+		step{"file.append", false, []any{"name", f, "text", "one two", "ignore_whitespace", false}, states.True,
+			"Appended 1 lines", `{"diff":"--- \n\n+++ \n\n@@ -1,3 +1,4 @@\n\n one\n two\n three\n+one two"}`},
+		step{"file.append", false, []any{"name", h.p("new/n.txt"), "text", "x", "makedirs", true}, states.True, "Appended 1 lines", ""},
+		step{"file.prepend", false, []any{"name", f, "text", "zero"}, states.True, "Prepended 1 lines",
+			`{"diff":"--- \n+++ \n@@ -1,3 +1,4 @@\n+zero\n one\n two\n three\n"}`},
+		step{"file.prepend", false, []any{"name", f, "text", "zero"}, states.True, "File " + f + " is in correct state", `{}`},
+	)
+	if got := readFile(t, f); got != "zero\none\ntwo\nthree\none two\n" {
+		t.Errorf("content = %q", got)
+	}
+	h.salt("snippets/s.txt", "from {{ grains['os_family'] }}\n")
+	h.check(step{"file.append", false, []any{"name", f, "source", "salt://snippets/s.txt"}, states.True, "Appended 1 lines", ""})
+	if got := readFile(t, f); got != "zero\none\ntwo\nthree\none two\nfrom Debian\n" {
+		t.Errorf("content after source = %q", got)
+	}
+}
+
+func TestReplaceState(t *testing.T) {
+	h := newHarness(t)
+	f := h.p("app.cfg")
+	writeFile(t, f, "port=80\nhost=localhost\n", 0o640)
+	diff := `{"diff":"--- \n+++ \n@@ -1,2 +1,2 @@\n-port=80\n+port=8080\n host=localhost\n"}`
+	h.check(
+		step{"file.replace", true, []any{"name", f, "pattern", `^port=\d+$`, "repl", "port=8080"}, states.None, "Changes would have been made", diff},
+		step{"file.replace", false, []any{"name", f, "pattern", `^port=\d+$`, "repl", "port=8080"}, states.True, "Changes were made", diff},
+		step{"file.replace", false, []any{"name", f, "pattern", `^port=\d+$`, "repl", "port=8080"}, states.True, "No changes needed to be made", `{}`},
+		step{"file.replace", false, []any{"name", f, "pattern", `^nothing=.*$`, "repl", "x"}, states.True, "No changes needed to be made", `{}`},
+		step{"file.replace", false, []any{"name", f, "pattern", `^debug=.*$`, "repl", "debug=1", "append_if_not_found", true}, states.True,
+			"Changes were made", `{"diff":"--- \n+++ \n@@ -1,2 +1,3 @@\n port=8080\n host=localhost\n+debug=1\n"}`},
+		step{"file.replace", false, []any{"name", h.p("nope"), "pattern", "a", "repl", "b"}, states.False, h.p("nope") + ": file not found", ""},
+		step{"file.replace", false, []any{"name", h.p("nope"), "pattern", "a", "repl", "b", "ignore_if_missing", true}, states.True, "No changes needed to be made", ""},
+	)
+	if got := readFile(t, f + ".bak"); got != "port=8080\nhost=localhost\n" {
+		t.Errorf("backup = %q", got)
+	}
+	if m := modeOf(t, f); m != "0640" {
+		t.Errorf("mode = %s, want 0640 kept", m)
+	}
+}
+
+func TestLineState(t *testing.T) {
+	h := newHarness(t)
+	f := h.p("l.conf")
+	writeFile(t, f, "[main]\nkey=1\n", 0o644)
+	h.check(
+		step{"file.line", true, []any{"name", f, "content", "new=2", "mode", "ensure", "after", `^\[main\]$`}, states.None, "Changes would be made",
+			`{"diff":"--- \n+++ \n@@ -1,2 +1,3 @@\n [main]\n+new=2\n key=1\n"}`},
+		step{"file.line", false, []any{"name", f, "content", "new=2", "mode", "ensure", "after", `^\[main\]$`}, states.True, "Changes were made", ""},
+		step{"file.line", false, []any{"name", f, "content", "new=2", "mode", "ensure", "after", `^\[main\]$`}, states.True, "No changes needed to be made", `{}`},
+		step{"file.line", false, []any{"name", f, "content", "key=3", "match", "^key=", "mode", "replace"}, states.True, "Changes were made", ""},
+		step{"file.line", false, []any{"name", f, "match", "new=", "mode", "delete"}, states.True, "Changes were made", ""},
+		step{"file.line", false, []any{"name", f, "content", "x"}, states.False, "Mode was not defined. How to process the file?", ""},
+		step{"file.line", false, []any{"name", h.p("absent.conf"), "content", "x", "mode", "insert", "location", "start"}, states.False,
+			h.p("absent.conf") + ": file not found", ""},
+		step{"file.line", false, []any{"name", h.p("created.conf"), "content", "x", "mode", "insert", "location", "start", "create", true}, states.True,
+			"Changes were made", ""},
+	)
+	if got := readFile(t, f); got != "[main]\nkey=3\n" {
+		t.Errorf("content = %q", got)
+	}
+	if got := readFile(t, h.p("created.conf")); got != "x\n" {
+		t.Errorf("created = %q", got)
+	}
+}
+
+func TestRecurse(t *testing.T) {
+	h := newHarness(t)
+	h.salt("web/index.html", "<h1>{{ grains['id'] }}</h1>\n")
+	h.salt("web/css/site.css", "body{}\n")
+	d := h.p("www")
+	h.check(
+		step{"file.recurse", false, []any{"name", d, "source", "salt://web", "template", "jinja", "file_mode", 640}, states.True,
+			"Recursively updated " + d, ""},
+		step{"file.recurse", false, []any{"name", d, "source", "salt://web", "template", "jinja", "file_mode", 640}, states.True,
+			"The directory " + d + " is in the correct state", `{}`},
+		step{"file.recurse", false, []any{"name", d, "source", "salt://nope"}, states.False,
+			"The directory 'nope' does not exist on the salt fileserver in saltenv 'base'", ""},
+		step{"file.recurse", false, []any{"name", d, "source", "/srv/x"}, states.False, "Invalid source '/srv/x' (must be a salt:// URI)", ""},
+	)
+	if got := readFile(t, h.p("www/index.html")); got != "<h1>minion1</h1>\n" {
+		t.Errorf("index = %q", got)
+	}
+	if m := modeOf(t, h.p("www/css/site.css")); m != "0640" {
+		t.Errorf("mode = %s", m)
+	}
+	writeFile(t, h.p("www/stale"), "x", 0o644)
+	h.check(step{"file.recurse", false, []any{"name", d, "source", "salt://web", "template", "jinja", "file_mode", 640, "clean", true}, states.True,
+		"Recursively updated " + d, `{"removed":["` + h.p("www/stale") + `"]}`})
+}
