@@ -4,6 +4,8 @@ go 1.26.8
 
 require github.com/google/go-cmp v0.7.0
 
+require github.com/kevinburke/ssh_config v1.6.0 // indirect
+
 require (
 	github.com/hashicorp/errwrap v1.0.0 // indirect
 	github.com/hashicorp/go-multierror v1.1.1 // indirect

@@ -26,6 +26,30 @@
 // run with RunOptions.PTY: closing the terminal hangs it up. OpenSSH also
 // caps sessions per connection (MaxSessions, default 10).
 //
-// Not yet here: ssh-agent, ProxyJump and interactive prompts beyond a
-// password (Config.Auth accepts caller-built methods meanwhile).
+// Authentication tries, in OpenSSH's order: Signers, the Priv files (each
+// preceded by its certificate, "<priv>-cert.pub" or a CertificateFiles
+// entry, presented with ssh.NewCertSigner), the ssh-agent's keys
+// (AgentSocket; with IdentitiesOnly only those whose public half is a
+// configured identity, and an encrypted Priv file whose ".pub" the agent
+// holds is signed by the agent), then the password and keyboard-interactive
+// prompts answered with it. Failures are typed: *AuthError with a Reason
+// (keys rejected, wrong password, account locked), *KeyError (unreadable
+// key), *PassphraseError, *AgentError (ErrNoAgentKeys).
+//
+// Jumps is a ProxyJump chain: each hop is dialled through the previous
+// client (a direct-tcpip channel), with its own host key check; a hop that
+// fails is a *JumpError naming it, and a host repeated in the chain is
+// ErrJumpLoop. ParseProxyJump reads OpenSSH's syntax.
+//
+// Host keys are looked up in KnownHostsFile and the read-only
+// GlobalKnownHostsFiles (/etc/ssh/ssh_known_hosts), plain or hashed
+// (|1|…) entries, @revoked, and @cert-authority for host certificates; a
+// certificate from an unknown CA is judged by its plain key, as OpenSSH
+// does. x/crypto's knownhosts compares ports exactly, so a CA line for a
+// host on a port other than 22 must name "[host]:port".
+//
+// LoadSSHConfig reads ~/.ssh/config (kevinburke/ssh_config plus Include,
+// Match and token expansion); the caller layers its HostConfig under its
+// own explicit settings. DeployKey appends a public key to the login user's
+// authorized_keys (Salt's --key-deploy).
 package sshconn

@@ -38,7 +38,8 @@ func newFixture(t *testing.T, opts sshtest.Options) *fixture {
 	return &fixture{srv: srv, cfg: Config{
 		Host: srv.Host(), Port: srv.Port(), User: "tester",
 		Signers: []ssh.Signer{client}, KnownHostsFile: kh,
-		Timeout: 10 * time.Second,
+		GlobalKnownHostsFiles: []string{}, // not the machine's
+		Timeout:               10 * time.Second,
 	}}
 }
 
