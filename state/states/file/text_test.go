@@ -55,7 +55,7 @@ func TestReplaceState(t *testing.T) {
 		step{"file.replace", false, []any{"name", h.p("nope"), "pattern", "a", "repl", "b"}, states.False, h.p("nope") + ": file not found", ""},
 		step{"file.replace", false, []any{"name", h.p("nope"), "pattern", "a", "repl", "b", "ignore_if_missing", true}, states.True, "No changes needed to be made", ""},
 	)
-	if got := readFile(t, f + ".bak"); got != "port=8080\nhost=localhost\n" {
+	if got := readFile(t, f+".bak"); got != "port=8080\nhost=localhost\n" {
 		t.Errorf("backup = %q", got)
 	}
 	if m := modeOf(t, f); m != "0640" {
