@@ -193,7 +193,7 @@ func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.En
 	}
 	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
 		Running: r.running.Get, Saltenv: saltenv, Template: r.Template}
-	res, err := f.Run(ctx, c)
+	res, err := safeRun(ctx, f, c)
 	if err != nil {
 		name := args["name"]
 		if !modules.Truthy(name) {
@@ -203,6 +203,21 @@ func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.En
 			"comment", "An exception occurred in this state: "+traceback(err))
 	}
 	return resultMap(res)
+}
+
+// safeRun calls a state function, turning a panic into an error as
+// Python turns a crash into an exception.
+func safeRun(ctx context.Context, f *states.Function, c *states.Call) (res *states.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	res, err = f.Run(ctx, c)
+	if err == nil && res == nil {
+		err = errors.New("state function returned no result")
+	}
+	return res, err
 }
 
 // traceback renders a Go error in the shape of the Python traceback Salt
