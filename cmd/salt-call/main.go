@@ -230,7 +230,7 @@ func call(ctx context.Context, env *modules.Env, fun string, argv []string, stdo
 		return nil, 0, 1, true
 	}
 	env.Context["retcode"] = 0
-	ret, err = f.Fn(ctx, c)
+	ret, err = safeCall(ctx, f, c)
 	if err != nil {
 		return nil, 0, callError(fun, f, err, stdout, stderr), true
 	}
@@ -245,6 +245,16 @@ func call(ctx context.Context, env *modules.Env, fun string, argv []string, stdo
 		}
 	}
 	return ret, rc, 0, false
+}
+
+// safeCall runs f, turning a panic into an error.
+func safeCall(ctx context.Context, f *modules.Function, c *modules.Call) (ret any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ret, err = nil, fmt.Errorf("the minion function caused an exception: %v", p)
+		}
+	}()
+	return f.Fn(ctx, c)
 }
 
 // callError reports a function failure as salt/cli/caller.py does: a
