@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/disk"
+	_ "github.com/brinesalt/brine/state/modules/environ"
 	_ "github.com/brinesalt/brine/state/modules/file"
 	_ "github.com/brinesalt/brine/state/modules/grains"
 	_ "github.com/brinesalt/brine/state/modules/group"
