@@ -132,6 +132,9 @@ func (a *app) loadTargets(ctx context.Context) ([]roster.Target, error) {
 			rc.File = s
 		}
 	}
+	if err := rosterExtras(&rc, a.cfg, a.o); err != nil {
+		return nil, err
+	}
 	r, err := roster.Open(ctx, a.o.roster, rc)
 	if err != nil {
 		return nil, err

@@ -36,6 +36,26 @@ type options struct {
 	timeout    int
 	jid        string
 
+	saltfile      string  // --saltfile; see applySaltfile
+	scanPorts     string  // --scan-ports, ssh_scan_ports for the scan roster
+	scanTimeout   float64 // --scan-timeout in seconds, ssh_scan_timeout
+	updateRoster  bool    // --update-roster: append ad-hoc targets to the flat roster
+	remoteFwds    string  // --remote-port-forwards, ssh_remote_port_forwards
+	extraFilerefs string  // --extra-filerefs: accepted; Brine ships no file client yet
+
+	// passwd (--passwd, ssh_passwd) is the default SSH password for
+	// targets whose roster entry has none, and the sudo password.
+	passwd string
+	// askpass (--askpass, ssh_askpass) prompts for that password on the
+	// terminal instead.
+	askpass bool
+	// privPasswd (--priv-passwd, ssh_priv_passwd) is the passphrase of
+	// the private key.
+	privPasswd string
+	// keyDeploy (--key-deploy, ssh_key_deploy) installs the salt-ssh
+	// public key on hosts reached by password.
+	keyDeploy bool
+
 	pcre, list, grain, grainPCRE, pillar, pillarPCRE, nodegroup, compound, ipcidr, rangeTgt bool
 
 	out       string
@@ -94,6 +114,16 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.sudo, "sudo", false, "Run command via sudo.")
 	fs.IntVar(&o.timeout, "timeout", 0, "Seconds to wait for each host's SSH connection (default: ssh_timeout, 60).")
 	fs.StringVar(&o.jid, "jid", "", "Pass a JID to be used instead of generating one.")
+	fs.StringVar(&o.saltfile, "saltfile", "", "Specify the path to a Saltfile. If not passed, one will be searched for in the current working directory.")
+	fs.StringVar(&o.extraFilerefs, "extra-filerefs", "", "Pass in extra files to include in the state tarball (accepted, not used yet).")
+	fs.StringVar(&o.remoteFwds, "remote-port-forwards", "", "Setup remote port forwarding using the same syntax as with the -R parameter of ssh. A comma separated list of port forwarding definitions.")
+	fs.StringVar(&o.passwd, "passwd", "", "Set the default password to attempt to use when authenticating.")
+	fs.BoolVar(&o.askpass, "askpass", false, "Interactively ask for the SSH password with no echo.")
+	fs.StringVar(&o.privPasswd, "priv-passwd", "", "Passphrase for ssh private key file.")
+	fs.BoolVar(&o.keyDeploy, "key-deploy", false, "Set this flag to attempt to deploy the authorized ssh key with all minions.")
+	fs.BoolVar(&o.updateRoster, "update-roster", false, "If hostname is not found in the roster, store the information into the default roster file (flat).")
+	fs.StringVar(&o.scanPorts, "scan-ports", "22", "Comma-separated list of ports to scan in the scan roster.")
+	fs.Float64Var(&o.scanTimeout, "scan-timeout", 0.01, "Scanning socket timeout for the scan roster.")
 
 	fs.BoolVarP(&o.pcre, "pcre", "E", false, "Target is a regular expression on the minion id.")
 	fs.BoolVarP(&o.list, "list", "L", false, "Target is a comma-separated list of ids.")
@@ -126,6 +156,9 @@ func parseArgs(argv []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintf(stderr, "Usage: salt-ssh [options] '<target>' <function> [arguments]\n\nOptions:\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(argv); err != nil {
+		return nil, err
+	}
+	if err := applySaltfile(fs, o, stderr); err != nil {
 		return nil, err
 	}
 	fs.Visit(func(f *pflag.Flag) { o.set[f.Name] = true })

@@ -31,6 +31,7 @@ const (
 	vecMessage   = "Salt payload to protect"
 	vecAESKey    = "aes-key-string-for-vectors"
 	vecNonce     = "0123456789abcdef0123456789abcdef"
+	vecSession   = "ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoOEhYaHiImKi4yNjo+QkZKTlJWWl5iZmps="
 	vecCrypticle = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc="
 )
 
@@ -132,9 +133,31 @@ func TestWriteGoVectors(t *testing.T) {
 	put("frame_return_request")(protocol.Marshal(&protocol.Request{Enc: "aes", Load: encRet, Version: 3,
 		ID: "minion1", EncAlgo: OAEPSHA1, SigAlgo: PKCS1v15SHA1}))
 
+	// A master's (Go, with the "master" key) signed _auth reply and
+	// send_private pillar reply to the minion.
+	req := &protocol.AuthRequest{ID: "minion1", Nonce: vecNonce, EncAlgo: OAEPSHA1, SigAlgo: PKCS1v15SHA1,
+		Token: mustEncrypt(t, &pyKey.PublicKey, token)}
+	reply, err := BuildAuthReply(pyKey, &goKey.PublicKey, req, AuthKeys{AES: vecCrypticle, Session: vecSession},
+		string(EncodePublicKey(&pyKey.PublicKey)), 4505)
+	must(t, err)
+	sc, err := SignClear(pyKey, reply, PKCS1v15SHA1)
+	must(t, err)
+	put("frame_go_auth_reply")(protocol.Marshal(sc))
+	priv, err := SealPrivate(pyKey, &goKey.PublicKey, ordered.FromPairs("role", "web", "ports", []any{80, 443}),
+		"pillar", vecNonce, OAEPSHA1, PKCS1v15SHA1)
+	must(t, err)
+	put("frame_go_private_reply")(protocol.Marshal(priv))
+
 	data, err := json.MarshalIndent(v, "", " ")
 	must(t, err)
 	must(t, os.WriteFile("testdata/go_vectors.json", append(data, '\n'), 0o644))
+}
+
+func mustEncrypt(t *testing.T, pub *rsa.PublicKey, msg []byte) []byte {
+	t.Helper()
+	out, err := Encrypt(pub, msg, OAEPSHA1)
+	must(t, err)
+	return out
 }
 
 func must(t *testing.T, err error) {
@@ -292,6 +315,13 @@ func testPythonFrames(t *testing.T, v vectors, goKey, pyKey *rsa.PrivateKey, c *
 		TgtType: "glob", User: "root", Kwargs: ordered.New()}
 	if d := cmp.Diff(want, job, cmpOpts); d != "" {
 		t.Errorf("publish load (-want +got):\n%s", d)
+	}
+	pv, err := protocol.Unmarshal(v.bytes(t, "frame_private_reply"))
+	must(t, err)
+	pillar, err := OpenPrivate(goKey, &pyKey.PublicKey, pv.(*ordered.Map), "pillar", vecNonce, OAEPSHA1, PKCS1v15SHA1)
+	must(t, err)
+	if d := cmp.Diff(ordered.FromPairs("role", "db", "ports", []any{5432}), pillar, cmpOpts); d != "" {
+		t.Errorf("private reply (-want +got):\n%s", d)
 	}
 	// The serial was consumed: a replay is ignored as Salt ignores it.
 	again, err := c.Loads(pub.Load, "")

@@ -29,6 +29,7 @@ MESSAGE = b"Salt payload to protect"
 AES_KEY = b"aes-key-string-for-vectors"
 NONCE = "0123456789abcdef0123456789abcdef"
 CRYPTICLE = base64.b64encode(bytes(range(56))).decode()
+SESSION = base64.b64encode(bytes(range(100, 156))).decode()
 HASHES = {"SHA1": hashes.SHA1, "SHA224": hashes.SHA224}
 
 
@@ -215,6 +216,31 @@ def check_go(go_key, py_key):
                          "nonce", "ts", "tok"], list(ret)
     assert ret["return"] is True and ret["jid"] == "20261201013000123456"
     assert x931_verify(go_key.public_key(), ret["tok"]) == b"salt"
+    # The Go master's signed _auth reply, checked as a minion would.
+    outer = unpack(v["frame_go_auth_reply"])
+    assert list(outer) == ["enc", "load", "sig"] and outer["enc"] == "clear"
+    py_key.public_key().verify(outer["sig"], outer["load"], padding.PKCS1v15(), hashes.SHA1())
+    reply = unpack(outer["load"])
+    assert list(reply) == ["enc", "pub_key", "publish_port", "token", "aes", "session", "sig", "nonce"], list(reply)
+    with open(path("py_key.pub")) as f:
+        assert reply["pub_key"] == clean(f.read())
+    aes = go_key.decrypt(reply["aes"], oaep("SHA1"))
+    assert aes == CRYPTICLE.encode()
+    assert LIB.verify("py_key.pub", reply["sig"]) == hashlib.sha256(aes).hexdigest().encode()
+    assert x931_verify(py_key.public_key(), reply["sig"]) == hashlib.sha256(aes).hexdigest().encode()
+    assert go_key.decrypt(reply["token"], oaep("SHA1")) == v["auth_token_plain"]
+    assert go_key.decrypt(reply["session"], oaep("SHA1")) == SESSION.encode()
+    assert reply["nonce"] == NONCE and reply["publish_port"] == 4505
+    # The Go master's send_private pillar reply.
+    priv = unpack(v["frame_go_private_reply"])
+    assert list(priv) == ["key", "pillar"]
+    pkey = go_key.decrypt(priv["key"], oaep("SHA1")).decode()
+    signed = unpack(crypticle_decrypt(pkey, priv["pillar"])[8:])
+    assert list(signed) == ["data", "sig"]
+    py_key.public_key().verify(signed["sig"], signed["data"], padding.PKCS1v15(), hashes.SHA1())
+    data = unpack(signed["data"])
+    assert list(data) == ["key", "pillar", "nonce"] and data["key"] == priv["key"] and data["nonce"] == NONCE
+    assert data["pillar"] == {"role": "web", "ports": [80, 443]}
     return v
 
 
@@ -257,6 +283,12 @@ def make_py(go_key, py_key, go_v):
     enc = crypticle_encrypt(CRYPTICLE, b"pickle::" + pack(job))
     put("frame_publish", pack({"enc": "aes", "load": enc, "sig_algo": "PKCS1v15-SHA1",
                                "sig": py_key.sign(enc, padding.PKCS1v15(), hashes.SHA1())}))
+    # A master's send_private pillar reply.
+    pkey = base64.b64encode(os.urandom(56)).decode()
+    enc_key = minion_pub.encrypt(pkey.encode(), oaep("SHA1"))
+    tosign = pack({"key": enc_key, "pillar": {"role": "db", "ports": [5432]}, "nonce": NONCE})
+    signed = pack({"data": tosign, "sig": py_key.sign(tosign, padding.PKCS1v15(), hashes.SHA1())})
+    put("frame_private_reply", pack({"key": enc_key, "pillar": crypticle_encrypt(pkey, b"pickle::" + signed)}))
     with open(path("py_vectors.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
