@@ -13,7 +13,9 @@ var TokenPlaintext = []byte("salt")
 
 // RequestToken is AsyncAuth.gen_token(b"salt"): the X9.31 signature a
 // version 3 request carries as "tok".
-func RequestToken(minion *rsa.PrivateKey) ([]byte, error) { return PrivateEncrypt(minion, TokenPlaintext) }
+func RequestToken(minion *rsa.PrivateKey) ([]byte, error) {
+	return PrivateEncrypt(minion, TokenPlaintext)
+}
 
 // CheckRequestToken is ReqServerChannel.validate_token's test: tok must
 // recover b"salt" with the minion's accepted key.
