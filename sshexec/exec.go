@@ -45,6 +45,8 @@ type Job struct {
 	// Data returns a function-specific payload for a host (a compiled
 	// lowstate and its files); nil means none.
 	Data func(ctx context.Context, t *roster.Target) (*ordered.Map, error)
+	// RefreshGrains asks every host for its grains, fresh or not.
+	RefreshGrains bool
 }
 
 // Options configure an Executor.
@@ -60,6 +62,9 @@ type Options struct {
 	// Redeploy sends the thin binary even to hosts that have it
 	// (salt-ssh -t/--regen-thin).
 	Redeploy bool
+	// Grains, when set, caches each host's grains: a host whose entry is
+	// stale sends its grains back with the result.
+	Grains *GrainsCache
 	Log      *slog.Logger
 }
 
@@ -214,7 +219,7 @@ func (e *Executor) attempt(ctx context.Context, conn Conn, id, script string, pa
 	if err != nil {
 		return sessionFailure(id, err, stdout, stderr), stdout, false
 	}
-	if res, ok := decodeFrame(id, stdout); ok {
+	if res, ok := e.decodeFrame(id, stdout); ok {
 		return res, stdout, true
 	}
 	if code == exitThinDeploy && strings.Contains(stdout, deployMarker) {
@@ -288,6 +293,14 @@ func (e *Executor) payload(ctx context.Context, t *roster.Target, thinDir string
 			return nil, fmt.Errorf("prepare job for %s: %w", t.ID, err)
 		}
 	}
+	if e.opts.Grains != nil {
+		if _, fresh := e.opts.Grains.Get(t.ID); !fresh || job.RefreshGrains {
+			if fj.Data == nil {
+				fj.Data = ordered.New()
+			}
+			fj.Data.Set(frame.ReturnGrains, true)
+		}
+	}
 	return json.Marshal(fj)
 }
 
@@ -315,10 +328,15 @@ func run(ctx context.Context, conn Conn, script string, stdin []byte) (stdout, s
 	return o.String(), e.String(), code, err
 }
 
-func decodeFrame(id, stdout string) (Result, bool) {
+func (e *Executor) decodeFrame(id, stdout string) (Result, bool) {
 	res, err := frame.DecodeResult([]byte(stdout))
 	if err != nil {
 		return Result{}, false
+	}
+	if res.Grains != nil && e.opts.Grains != nil {
+		if err := e.opts.Grains.Put(id, res.Grains); err != nil {
+			e.opts.Log.Warn("cache grains", logattr.Host, id, "error", err)
+		}
 	}
 	return Result{ID: id, Return: res.Return, Retcode: res.Retcode, Out: res.Out}, true
 }

@@ -45,6 +45,9 @@ func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
 	if f, err := env.Registry.Lookup(env, job.Fun); err == nil {
 		res.Out = f.Outputter
 	}
+	if job.Data.Value(frame.ReturnGrains) == true {
+		res.Grains = env.Grains
+	}
 	return res
 }
 

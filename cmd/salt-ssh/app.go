@@ -139,7 +139,8 @@ func (a *app) loadTargets(ctx context.Context) ([]roster.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.Targets(ctx, a.o.target, a.o.tgtType())
+	tgt, kind := a.rosterQuery()
+	return r.Targets(ctx, tgt, kind)
 }
 
 func (a *app) buildJob() error {
@@ -157,7 +158,9 @@ func (a *app) buildJob() error {
 }
 
 func (a *app) buildExecutor() error {
-	needThin := !a.o.raw
+	// Data-based targeting asks hosts for grains through the thin binary,
+	// even for a raw command.
+	needThin := !a.o.raw || needsData(a.o.tgtType())
 	var bundle *sshexec.Bundle
 	if needThin {
 		var err error
@@ -188,7 +191,7 @@ func (a *app) buildExecutor() error {
 	d := &dialer{mode: mode, knownHosts: a.cfg.KnownHostsFile, log: a.log}
 	a.exec = sshexec.New(sshexec.Options{
 		MaxProcs: maxProcs, Dial: d.dial, Bundle: bundle, FQDN: sshexec.FQDN(),
-		Wipe: a.o.wipe, Redeploy: a.o.regenThin, Log: a.log,
+		Wipe: a.o.wipe, Redeploy: a.o.regenThin, Log: a.log, Grains: a.grainsCache(),
 	})
 	return nil
 }
@@ -213,6 +216,12 @@ func thinSearchDir() string {
 // it arrives (or all at once with --static), and returns Salt's exit
 // code: 0, or 20 (EX_AGGREGATE) when any host failed.
 func (a *app) run(ctx context.Context) int {
+	if needsData(a.o.tgtType()) {
+		if err := a.selectByData(ctx); err != nil {
+			fmt.Fprintf(a.stderr, "salt-ssh: error: %v\n", err)
+			return 1
+		}
+	}
 	if len(a.targets) == 0 {
 		// salt/client/ssh/__init__.py handle_ssh logs this and exits 0.
 		a.log.Error("No matching targets found in roster.")

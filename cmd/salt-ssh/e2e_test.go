@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -369,5 +370,44 @@ func TestE2EInterruptStopsRemoteJob(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	if _, err := c.Exec(context.Background(), "host1", "test ! -e /var/tmp/should-not-exist"); err != nil {
 		t.Errorf("the remote job ran on after the interrupt: %v", err)
+	}
+}
+
+func TestE2EGrainAndCompoundTargeting(t *testing.T) {
+	c := testhosts.New(t, 3)
+	e := newEnv(t, c, true)
+	e.writeRoster(map[string]string{"host1": "  grains:\n    role: web\n", "host2": "  grains:\n    role: db\n"})
+	ids := func(got map[string]any) string {
+		var out []string
+		for id := range got {
+			out = append(out, id)
+		}
+		slices.Sort(out)
+		return strings.Join(out, ",")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-G", "role:web", "test.ping"}, "host1"},
+		{[]string{"-G", "os_family:Debian", "test.ping"}, "host1,host2,host3"},
+		{[]string{"-C", "G@role:db or host3", "test.ping"}, "host2,host3"},
+		{[]string{"-C", "not G@role:*", "test.ping"}, "host3"},
+		{[]string{"-S", c.Hosts()[0].IP, "test.ping"}, "host1"},
+		{[]string{"-G", "role:nothing", "test.ping"}, ""},
+	} {
+		got, code, stderr := e.saltSSH(c.args...)
+		if ids(got) != c.want || code != 0 {
+			t.Errorf("salt-ssh %v matched %q (code %d), want %q\n%s", c.args, ids(got), code, c.want, stderr)
+		}
+	}
+	// The cache now answers without asking: a stopped host still matches
+	// on its cached grains (and then fails to connect, as it should).
+	if err := c.StopHost(context.Background(), "host1"); err != nil {
+		t.Fatal(err)
+	}
+	got, code, _ := e.saltSSH("-G", "role:web", "test.ping")
+	if s, _ := got["host1"].(string); code != 20 || !strings.HasPrefix(s, "ssh:") {
+		t.Errorf("cached match of a stopped host: code %d, %v", code, got)
 	}
 }

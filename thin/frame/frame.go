@@ -59,7 +59,14 @@ type Result struct {
 	// Out names the outputter the function asks for, as Salt's returns
 	// carry "out" (e.g. "highstate" for state functions).
 	Out string `json:"out,omitempty"`
+	// Grains are the host's grains, sent back when the job's Data asks
+	// for them (ReturnGrains) so the controller can cache them.
+	Grains *ordered.Map `json:"grains,omitempty"`
 }
+
+// ReturnGrains is the Data key asking the thin binary to send the host's
+// grains back with the result.
+const ReturnGrains = "return_grains"
 
 // Write writes v as one frame.
 func Write(w io.Writer, v any) error {
@@ -122,6 +129,7 @@ func DecodeResult(out []byte) (*Result, error) {
 	r.Fun, _ = m.Value("fun").(string)
 	r.Retcode, _ = m.Value("retcode").(int)
 	r.Out, _ = m.Value("out").(string)
+	r.Grains, _ = m.Value("grains").(*ordered.Map)
 	return r, nil
 }
 

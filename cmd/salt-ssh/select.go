@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/brinesalt/brine/roster"
+	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/target"
+)
+
+// needsData reports whether a target type matches on what hosts are
+// (grains, pillar, addresses) rather than on their ids. Salt's salt-ssh
+// supports these only through the cache roster of an existing master;
+// Brine answers them from its own controller-side grains cache.
+func needsData(kind string) bool {
+	switch target.Kind(kind) {
+	case target.Grain, target.GrainPCRE, target.Pillar, target.PillarPCRE, target.PillarExact,
+		target.IPCIDR, target.Compound:
+		return true
+	}
+	return false
+}
+
+// rosterQuery is what the roster is asked for: the expression itself for
+// id-based targeting, every host for data-based targeting.
+func (a *app) rosterQuery() (tgt, kind string) {
+	if needsData(a.o.tgtType()) {
+		return "*", "glob"
+	}
+	return a.o.target, a.o.tgtType()
+}
+
+// selectByData narrows the roster's hosts to those whose cached grains
+// match the expression. Hosts with no fresh cache entry (or all, with
+// --refresh) are asked for their grains first, in one light round trip;
+// a host that cannot be reached is left out with a warning, as it cannot
+// be known to match.
+func (a *app) selectByData(ctx context.Context) error {
+	m, err := target.Compile(a.o.target, target.Kind(a.o.tgtType()), target.OptionsFromConfig(a.cfg.Raw))
+	if err != nil {
+		return fmt.Errorf("target %q: %w", a.o.target, err)
+	}
+	cache := a.grainsCache()
+	var stale []roster.Target
+	for _, t := range a.targets {
+		if _, fresh := cache.Get(t.ID); !fresh || a.o.refresh {
+			stale = append(stale, t)
+		}
+	}
+	if len(stale) > 0 {
+		for r := range a.exec.Run(ctx, stale, sshexec.Job{JID: a.job.JID, Fun: "test.ping", RefreshGrains: true}) {
+			if r.Err != nil {
+				a.log.Warn("cannot learn the grains of a host; leaving it out of the match", "host", r.ID, "error", r.Err)
+			}
+		}
+	}
+	var keep []roster.Target
+	for _, t := range a.targets {
+		g, _ := cache.Get(t.ID)
+		if g != nil && m.Match(&target.Minion{ID: t.ID, Grains: g}) {
+			keep = append(keep, t)
+		}
+	}
+	a.targets = keep
+	return nil
+}
+
+func (a *app) grainsCache() *sshexec.GrainsCache {
+	return sshexec.NewGrainsCache(a.cfg.CacheDir, a.cfg.CacheLife)
+}
