@@ -132,12 +132,39 @@ func ManageFile(m Manage, ret *Ret) (*Ret, error) {
 		ret = NewRet(m.Name)
 	}
 	name := expandUser(m.Name)
-	if fi, err := os.Lstat(name); err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0) {
-		if fi.Mode()&os.ModeSymlink == 0 || m.Follow {
-			return manageExisting(m, name, ret)
-		}
+	fi, err := os.Lstat(name)
+	isLink := err == nil && fi.Mode()&os.ModeSymlink != 0
+	switch {
+	case isLink && !m.Follow:
+		return replaceLink(m, name, ret)
+	case err == nil && (fi.Mode().IsRegular() || isLink):
+		return manageExisting(m, name, ret)
 	}
 	return manageNew(m, name, ret)
+}
+
+// replaceLink is manage_file on a symlink with follow_symlinks False:
+// the link itself is replaced by a regular file.
+func replaceLink(m Manage, name string, ret *Ret) (*Ret, error) {
+	var data []byte
+	switch {
+	case m.Source != nil:
+		data = m.Source.Data
+	case m.Contents != nil:
+		data = []byte(*m.Contents)
+	default:
+		return manageExisting(m, name, ret)
+	}
+	if err := CopyFile(data, name, backupMode(m), m.Opts); err != nil {
+		return ret.Fail(fmt.Sprintf("Failed to commit change: %s", err)), nil
+	}
+	ret.Changes.Set("diff", "Replace symbolic link with regular file")
+	ret, _, err := CheckPerms(name, ret, m.User, m.Group, m.Mode, m.Follow, m.Test)
+	if err != nil {
+		return ret, err
+	}
+	ret.Comment = fmt.Sprintf("File %s updated", name)
+	return ret, nil
 }
 
 func manageExisting(m Manage, name string, ret *Ret) (*Ret, error) {

@@ -285,3 +285,21 @@ func TestManagedBackup(t *testing.T) {
 		t.Errorf("mode after replace = %s, want 0640 kept", m)
 	}
 }
+
+func TestManagedSymlink(t *testing.T) {
+	h := newHarness(t)
+	target, link := h.p("target"), h.p("link")
+	writeFile(t, target, "old\n", 0o644)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	h.check(
+		step{"file.managed", false, []any{"name", link, "contents", "new"}, states.True, "File " + link + " updated",
+			`{"diff":"--- \n+++ \n@@ -1 +1 @@\n-old\n+new\n"}`},
+		step{"file.managed", false, []any{"name", link, "contents", "newer", "follow_symlinks", false}, states.True, "File " + link + " updated",
+			`{"diff":"Replace symbolic link with regular file"}`},
+	)
+	if readFile(t, target) != "new\n" || isLink(link) || readFile(t, link) != "newer\n" {
+		t.Errorf("target %q, link is link %v", readFile(t, target), isLink(link))
+	}
+}
