@@ -43,6 +43,7 @@ func Register(r *states.Registry) {
 	reg("replace", replaceSpec, replace)
 	reg("line", lineSpec, line)
 	reg("recurse", recurseSpec, recurse)
+	reg("mod_run_check_cmd", modules.Spec{Params: []modules.Param{{Name: "cmd"}, {Name: "filename"}}, VarKw: true}, modRunCheckCmd)
 }
 
 // result converts the module helpers' Ret into a state Result.

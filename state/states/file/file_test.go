@@ -303,3 +303,21 @@ func TestManagedSymlink(t *testing.T) {
 		t.Errorf("target %q, link is link %v", readFile(t, target), isLink(link))
 	}
 }
+
+func TestManagedCheckCmd(t *testing.T) {
+	h := newHarness(t)
+	f, tmp := h.p("c.conf"), t.TempDir()
+	writeFile(t, f, "good\n", 0o644)
+	h.check(
+		step{"file.managed", false, []any{"name", f, "contents", "bad", "check_cmd", "grep -q good", "tmp_dir", tmp}, states.False,
+			"check_cmd execution failed", `{}`},
+		step{"file.managed", false, []any{"name", f, "contents", "good too", "check_cmd", "grep -q good", "tmp_dir", tmp}, states.True,
+			"File " + f + " updated", `{"diff":"--- \n+++ \n@@ -1 +1 @@\n-good\n+good too\n"}`},
+	)
+	if got := readFile(t, f); got != "good too\n" {
+		t.Errorf("content = %q", got)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}

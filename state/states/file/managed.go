@@ -11,6 +11,7 @@ import (
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/run/shell"
 	"github.com/brinesalt/brine/state/states"
 )
 
@@ -92,11 +93,17 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if a.contents != nil {
 		source = nil
 	}
-	ret, err = fmod.ManageFile(fmod.Manage{
+	m := fmod.Manage{
 		Name: name, Source: source, User: a.user, Group: a.group, Mode: a.mode,
 		Backup: c.Str("backup"), Makedirs: c.Bool("makedirs"), ShowChanges: c.Bool("show_changes"),
 		Contents: a.contents, DirMode: c.Arg("dir_mode"), Follow: a.follow, Opts: c.Env.Opts,
-	}, ret)
+	}
+	if cmd, ok := strArg(c, "check_cmd"); ok && cmd != "" {
+		if res, err := checkCmd(ctx, c, m, cmd); err != nil || res != nil {
+			return res, err
+		}
+	}
+	ret, err = fmod.ManageFile(m, ret)
 	if err != nil {
 		return fail(name, "Unable to manage file: "+err.Error()), nil
 	}
@@ -325,4 +332,67 @@ func isRemote(src string) bool {
 		}
 	}
 	return false
+}
+
+// checkCmd is managed's check_cmd: the new content is first written to a
+// temporary file (in tmp_dir, ending in tmp_ext) and check_cmd runs on
+// it; a failing command fails the state before the real file is
+// touched.
+func checkCmd(ctx context.Context, c *states.Call, m fmod.Manage, cmd string) (*states.Result, error) {
+	tmp, err := os.CreateTemp(c.Str("tmp_dir"), "__salt.tmp.*"+c.Str("tmp_ext"))
+	if err != nil {
+		return fail(m.Name, "Unable to check_cmd file: "+err.Error()), nil
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpName)
+	if b, err := os.ReadFile(m.Name); err == nil {
+		if err := os.WriteFile(tmpName, b, 0o600); err != nil {
+			return fail(m.Name, fmt.Sprintf("Unable to copy file %s to %s: %s", m.Name, tmpName, err.Error())), nil
+		}
+	}
+	tm := m
+	tm.Name, tm.User, tm.Group, tm.Mode, tm.Backup = tmpName, nil, nil, nil, ""
+	tret, err := fmod.ManageFile(tm, nil)
+	if err != nil {
+		return fail(m.Name, "Unable to check_cmd file: "+err.Error()), nil
+	}
+	if tret.Changes.Len() == 0 {
+		return nil, nil
+	}
+	return runCheckCmd(ctx, c, cmd, tmpName)
+}
+
+// runCheckCmd is mod_run_check_cmd: nil when "<cmd> <filename>" exits 0.
+func runCheckCmd(ctx context.Context, c *states.Call, cmd, filename string) (*states.Result, error) {
+	spec := shell.Spec{Cmd: cmd + " " + filename}
+	if sh, ok := c.Env.Grains.Value("shell").(string); ok {
+		spec.Shell = sh
+	}
+	out, err := shell.Run(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("run check_cmd: %w", err)
+	}
+	if out.Retcode == 0 {
+		return nil, nil
+	}
+	r := states.NewResult(c.Arg("name"), states.False, "check_cmd execution failed")
+	if out.Stdout != "" {
+		r.Comment += "\n" + out.Stdout
+	}
+	if out.Stderr != "" {
+		r.Comment += "\n" + out.Stderr
+	}
+	r.Extra = ordered.FromPairs("skip_watch", true)
+	return r, nil
+}
+
+// modRunCheckCmd is file.mod_run_check_cmd, which tells the state runner
+// that file states run check_cmd themselves.
+func modRunCheckCmd(ctx context.Context, c *states.Call) (*states.Result, error) {
+	r, err := runCheckCmd(ctx, c, c.Str("cmd"), c.Str("filename"))
+	if err != nil || r != nil {
+		return r, err
+	}
+	return states.NewResult(c.Arg("filename"), states.True, ""), nil
 }
