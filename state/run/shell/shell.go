@@ -30,6 +30,9 @@ type Spec struct {
 	Timeout time.Duration
 	// SuccessRetcodes are exit codes reported as 0.
 	SuccessRetcodes []int
+	// SuccessStdout and SuccessStderr report 0 when stdout or stderr
+	// contains one of them (cmdmod's success_stdout/success_stderr).
+	SuccessStdout, SuccessStderr []string
 }
 
 // Output is cmd.run_all's return.
@@ -104,6 +107,16 @@ func Run(ctx context.Context, s Spec) (Output, error) {
 	}
 	for _, rc := range s.SuccessRetcodes {
 		if rc == o.Retcode {
+			o.Retcode = 0
+		}
+	}
+	for _, x := range s.SuccessStdout {
+		if strings.Contains(o.Stdout, x) {
+			o.Retcode = 0
+		}
+	}
+	for _, x := range s.SuccessStderr {
+		if strings.Contains(o.Stderr, x) {
 			o.Retcode = 0
 		}
 	}

@@ -94,7 +94,26 @@ func spec(c *states.Call, cmdline string) (shell.Spec, error) {
 			}
 		}
 	}
+	s.SuccessStdout = splitStrings(c.Arg("success_stdout"))
+	s.SuccessStderr = splitStrings(c.Arg("success_stderr"))
 	return s, nil
+}
+
+// splitStrings is split_input for string lists: a list, or a
+// comma-separated string.
+func splitStrings(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		for _, p := range strings.Split(x, ",") {
+			out = append(out, strings.TrimSpace(p))
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, ordered.KeyString(e))
+		}
+	}
+	return out
 }
 
 func envValid(c *states.Call) bool {
