@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,9 +88,9 @@ func spec(c *states.Call, cmdline string) (shell.Spec, error) {
 	switch rc := c.Arg("success_retcodes").(type) {
 	case int:
 		s.SuccessRetcodes = []int{rc}
-	case []any:
-		for _, x := range rc {
-			if i, ok := x.(int); ok {
+	case []any, string:
+		for _, x := range splitStrings(rc) {
+			if i, err := strconv.Atoi(x); err == nil {
 				s.SuccessRetcodes = append(s.SuccessRetcodes, i)
 			}
 		}
