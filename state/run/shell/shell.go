@@ -27,6 +27,8 @@ type Spec struct {
 	Cwd     string // default: the home of RunAs, or of the current user
 	RunAs   string
 	Env     any // a mapping or a list of one-key mappings, merged over os.Environ
+	// PrependPath is put in front of PATH (cmdmod's prepend_path).
+	PrependPath string
 	Timeout time.Duration
 	// SuccessRetcodes are exit codes reported as 0.
 	SuccessRetcodes []int
@@ -79,6 +81,9 @@ func Run(ctx context.Context, s Spec) (Output, error) {
 	env, err := environ(s.Env)
 	if err != nil {
 		return Output{}, err
+	}
+	if s.PrependPath != "" {
+		env = prependPath(env, s.PrependPath)
 	}
 	cmd.Env = env
 	var out, errb bytes.Buffer
@@ -192,4 +197,14 @@ func environ(v any) ([]string, error) {
 		out = append(out, k+"="+add[k])
 	}
 	return out, nil
+}
+
+func prependPath(env []string, dir string) []string {
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + dir + ":" + v
+			return env
+		}
+	}
+	return append(env, "PATH="+dir)
 }
