@@ -319,7 +319,7 @@ type Stamp struct {
 // Apply adds the stamp to load in Salt's order (nonce, ts, tok, id).
 func (s Stamp) Apply(load *ordered.Map) {
 	load.Set("nonce", s.Nonce)
-	load.Set("ts", s.TS)
+	load.Set("ts", int(s.TS))
 	load.Set("tok", s.Tok)
 	load.Set("id", s.ID)
 }

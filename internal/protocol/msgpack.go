@@ -317,6 +317,8 @@ func AsInt(v any) (int, bool) {
 	switch x := v.(type) {
 	case int:
 		return x, true
+	case int64:
+		return int(x), true
 	case uint64:
 		if x <= math.MaxInt {
 			return int(x), true
