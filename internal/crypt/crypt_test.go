@@ -157,3 +157,19 @@ func TestGenKeys(t *testing.T) {
 		t.Errorf("ParsePublicKey garbage: %v", err)
 	}
 }
+
+func TestPassphraseKey(t *testing.T) {
+	_, pyKey := testKeys(t)
+	data, err := os.ReadFile("testdata/py_key_pass.pem")
+	must(t, err)
+	k, err := ParsePrivateKey(data, "brine-pass")
+	must(t, err)
+	if !k.Equal(pyKey) {
+		t.Errorf("decrypted key differs")
+	}
+	for _, pass := range []string{"", "wrong"} {
+		if _, err := ParsePrivateKey(data, pass); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("pass %q: %v", pass, err)
+		}
+	}
+}

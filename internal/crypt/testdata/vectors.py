@@ -283,6 +283,10 @@ def make_py(go_key, py_key, go_v):
     enc = crypticle_encrypt(CRYPTICLE, b"pickle::" + pack(job))
     put("frame_publish", pack({"enc": "aes", "load": enc, "sig_algo": "PKCS1v15-SHA1",
                                "sig": py_key.sign(enc, padding.PKCS1v15(), hashes.SHA1())}))
+    # master.pem as Salt writes it with key_pass set.
+    with open(path("py_key_pass.pem"), "wb") as f:
+        f.write(py_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                     serialization.BestAvailableEncryption(b"brine-pass")))
     # A master's send_private pillar reply.
     pkey = base64.b64encode(os.urandom(56)).decode()
     enc_key = minion_pub.encrypt(pkey.encode(), oaep("SHA1"))
