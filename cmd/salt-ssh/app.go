@@ -44,6 +44,9 @@ func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return nil, err
 	}
+	if err := askPassword(o, ttyPassword); err != nil {
+		return nil, err
+	}
 	a := &app{o: o, cfg: cfg, log: log, stdout: stdout, stderr: stderr}
 	if o.outFile != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -106,6 +109,12 @@ func (a *app) rosterOptions() roster.Options {
 		ro.Timeout = time.Duration(a.o.timeout) * time.Second
 	}
 	ro.SSHOptions = append(ro.SSHOptions, a.o.sshOptions...)
+	if a.o.passwd != "" {
+		ro.Passwd = roster.Secret(a.o.passwd)
+	}
+	if a.o.privPasswd != "" {
+		ro.PrivPasswd = roster.Secret(a.o.privPasswd)
+	}
 	if a.o.randThin {
 		ro.ThinDir = filepath.Join("/var/tmp", "."+jid.RandomHex(3))
 	}
@@ -188,7 +197,10 @@ func (a *app) buildExecutor() error {
 	if a.o.set["max-procs"] {
 		maxProcs = a.o.maxProcs
 	}
-	d := &dialer{mode: mode, knownHosts: a.cfg.KnownHostsFile, log: a.log}
+	d, err := newDialer(a, mode)
+	if err != nil {
+		return err
+	}
 	a.exec = sshexec.New(sshexec.Options{
 		MaxProcs: maxProcs, Dial: d.dial, Bundle: bundle, FQDN: sshexec.FQDN(),
 		Wipe: a.o.wipe, Redeploy: a.o.regenThin, Log: a.log, Grains: a.grainsCache(),
