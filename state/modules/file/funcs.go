@@ -64,6 +64,7 @@ func Register(r *modules.Registry) {
 	reg("search", "Return True if pattern matches the file.", sig(req("path"), req("pattern"), opt("flags", 8), opt("bufsize", 1), opt("ignore_if_missing", false), opt("multiline", false)), search)
 	reg("replace", "Replace occurrences of a pattern in a file.", replaceSpec, replaceFn)
 	reg("line", "Edit a line in a file.", lineSpec, lineFn)
+	reg("blockreplace", "Replace the block between two marker lines.", blockSpec, blockFn)
 	reg("get_diff", "Return the unified diff of two files.", sig(req("file1"), req("file2"), opt("saltenv", "base"), opt("show_filenames", true), opt("show_changes", true), opt("template", false), opt("source_hash_file1", nil), opt("source_hash_file2", nil)), getDiff)
 	reg("find", "Find files like GNU find.", modules.Spec{Params: []modules.Param{req("path")}, VarArgs: true, VarKw: true}, find)
 	reg("access", "Test access to a path.", sig(req("path"), req("mode")), access)
@@ -89,6 +90,41 @@ var replaceSpec = sig(req("path"), req("pattern"), req("repl"), opt("count", 0),
 var lineSpec = sig(req("path"), opt("content", nil), opt("match", nil), opt("mode", nil),
 	opt("location", nil), opt("before", nil), opt("after", nil), opt("show_changes", true),
 	opt("backup", false), opt("quiet", false), opt("indent", true))
+
+var blockSpec = sig(req("path"), opt("marker_start", "#-- start managed zone --"),
+	opt("marker_end", "#-- end managed zone --"), opt("content", ""), opt("append_if_not_found", false),
+	opt("prepend_if_not_found", false), opt("backup", ".bak"), opt("dry_run", false), opt("show_changes", true),
+	opt("append_newline", false), opt("insert_before_match", nil), opt("insert_after_match", nil))
+
+// BlockOptsFrom reads blockreplace's arguments; get returns an argument.
+func BlockOptsFrom(get func(string) any) BlockOpts {
+	o := BlockOpts{MarkerStart: pyStr(get("marker_start")), MarkerEnd: pyStr(get("marker_end")),
+		Content: pyStr(get("content")), AppendIfNotFound: modules.Truthy(get("append_if_not_found")),
+		PrependIfNotFound: modules.Truthy(get("prepend_if_not_found")), ShowChanges: modules.Truthy(get("show_changes"))}
+	if get("content") == nil {
+		o.Content = ""
+	}
+	if b := get("backup"); b != false && b != nil {
+		o.Backup = pyStr(b)
+	}
+	if v := get("append_newline"); v != nil {
+		b := modules.Truthy(v)
+		o.AppendNewline = &b
+	}
+	if v := get("insert_before_match"); v != nil {
+		o.InsertBeforeMatch = pyStr(v)
+	}
+	if v := get("insert_after_match"); v != nil {
+		o.InsertAfterMatch = pyStr(v)
+	}
+	return o
+}
+
+func blockFn(_ context.Context, c *modules.Call) (any, error) {
+	o := BlockOptsFrom(c.Arg)
+	o.DryRun = c.Bool("dry_run")
+	return BlockReplace(c.Str("path"), o)
+}
 
 func pyBasename(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 

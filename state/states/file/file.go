@@ -42,6 +42,7 @@ func Register(r *states.Registry) {
 	reg("prepend", prependSpec, prependState)
 	reg("replace", replaceSpec, replace)
 	reg("line", lineSpec, line)
+	reg("blockreplace", blockSpec, blockreplace)
 	reg("recurse", recurseSpec, recurse)
 	reg("mod_run_check_cmd", modules.Spec{Params: []modules.Param{{Name: "cmd"}, {Name: "filename"}}, VarKw: true}, modRunCheckCmd)
 }

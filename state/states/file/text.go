@@ -385,3 +385,47 @@ func line(ctx context.Context, c *states.Call) (*states.Result, error) {
 	r.Comment = "No changes needed to be made"
 	return r, nil
 }
+
+var blockSpec = spec(false, opt("marker_start", "#-- start managed zone --"),
+	opt("marker_end", "#-- end managed zone --"), opt("source", nil), opt("source_hash", nil),
+	opt("template", "jinja"), opt("sources", nil), opt("source_hashes", nil), opt("defaults", nil),
+	opt("context", nil), opt("content", ""), opt("append_if_not_found", false),
+	opt("prepend_if_not_found", false), opt("backup", ".bak"), opt("show_changes", true),
+	opt("append_newline", nil), opt("insert_before_match", nil), opt("insert_after_match", nil))
+
+// blockreplace is file.blockreplace. Salt's accumulators (file.accumulated)
+// are not supported.
+func blockreplace(ctx context.Context, c *states.Call) (*states.Result, error) {
+	name := expandUser(c.Str("name"))
+	r := states.NewResult(name, states.False, "")
+	if name == "" {
+		return fail(name, "Must provide name to file.blockreplace"), nil
+	}
+	if msg := checkFile(name); msg != "" {
+		return fail(name, msg), nil
+	}
+	o := fmod.BlockOptsFrom(c.Arg)
+	if modules.Truthy(c.Arg("source")) || modules.Truthy(c.Arg("sources")) {
+		chunks, res := textChunks(ctx, c)
+		if res != nil {
+			return res, nil
+		}
+		o.Content += strings.Join(chunks, "")
+	}
+	o.DryRun = c.Env.Test
+	changes, err := fmod.BlockReplace(name, o)
+	if err != nil {
+		r.Comment = fmt.Sprintf("Encountered error managing block: %s. See the log for details.", err.Error())
+		return r, nil
+	}
+	if modules.Truthy(changes) {
+		r.Changes.Set("diff", changes)
+		r.Result, r.Comment = states.True, "Changes were made"
+		if c.Env.Test {
+			r.Result, r.Comment = states.None, "Changes would be made"
+		}
+		return r, nil
+	}
+	r.Result, r.Comment = states.True, "No changes needed to be made"
+	return r, nil
+}

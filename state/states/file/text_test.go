@@ -112,3 +112,27 @@ func TestRecurse(t *testing.T) {
 	h.check(step{"file.recurse", false, []any{"name", d, "source", "salt://web", "template", "jinja", "file_mode", 640, "clean", true}, states.True,
 		"Recursively updated " + d, `{"removed":["` + h.p("www/stale") + `"]}`})
 }
+
+func TestBlockreplace(t *testing.T) {
+	h := newHarness(t)
+	f, g := h.p("b.conf"), h.p("g.conf")
+	writeFile(t, f, "a\n#-- start managed zone --\nold\n#-- end managed zone --\nb\n", 0o644)
+	writeFile(t, g, "a", 0o644)
+	diff := `{"diff":"--- \n+++ \n@@ -1,5 +1,5 @@\n a\n #-- start managed zone --\n-old\n+new\n #-- end managed zone --\n b\n"}`
+	h.check(
+		step{"file.blockreplace", true, []any{"name", f, "content", "new"}, states.None, "Changes would be made", diff},
+		step{"file.blockreplace", false, []any{"name", f, "content", "new"}, states.True, "Changes were made", diff},
+		step{"file.blockreplace", false, []any{"name", f, "content", "new\n"}, states.True, "No changes needed to be made", `{}`},
+		step{"file.blockreplace", false, []any{"name", g, "content", "x"}, states.False,
+			"Encountered error managing block: Cannot edit marked block. Markers were not found in file.. See the log for details.", `{}`},
+		step{"file.blockreplace", false, []any{"name", g, "content", "x", "append_if_not_found", true}, states.True, "Changes were made", ""},
+		step{"file.blockreplace", false, []any{"name", g, "content", "y", "marker_start", "# BEGIN", "marker_end", "# END",
+			"insert_before_match", "^a$"}, states.True, "Changes were made", ""},
+	)
+	if got := readFile(t, g); got != "# BEGIN\ny\n# END\na\n#-- start managed zone --\nx\n#-- end managed zone --\n" {
+		t.Errorf("content = %q", got)
+	}
+	if got := readFile(t, f + ".bak"); got != "a\n#-- start managed zone --\nold\n#-- end managed zone --\nb\n" {
+		t.Errorf("backup = %q", got)
+	}
+}
