@@ -18,5 +18,6 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/status"
 	_ "github.com/brinesalt/brine/state/modules/sys"
 	_ "github.com/brinesalt/brine/state/modules/test"
+	_ "github.com/brinesalt/brine/state/modules/timezone"
 	_ "github.com/brinesalt/brine/state/modules/user"
 )
