@@ -11,6 +11,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/grains"
 	_ "github.com/brinesalt/brine/state/modules/group"
 	_ "github.com/brinesalt/brine/state/modules/hosts"
+	_ "github.com/brinesalt/brine/state/modules/locale"
 	_ "github.com/brinesalt/brine/state/modules/match"
 	_ "github.com/brinesalt/brine/state/modules/network"
 	_ "github.com/brinesalt/brine/state/modules/pkg"
