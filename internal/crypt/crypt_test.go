@@ -173,3 +173,21 @@ func TestPassphraseKey(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m1")
+	ks, err := WriteKeyFile(p)
+	must(t, err)
+	st, err := os.Stat(p)
+	must(t, err)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %o", st.Mode().Perm())
+	}
+	got, err := ReadKeyFile(p)
+	if err != nil || got != ks {
+		t.Errorf("ReadKeyFile = %q, %v", got, err)
+	}
+	if _, err := NewCrypticle(got); err != nil {
+		t.Error(err)
+	}
+}

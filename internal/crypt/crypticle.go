@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -167,4 +168,26 @@ func (c *Crypticle) Loads(data []byte, nonce string) (any, error) {
 	}
 	c.serial = serial
 	return m, nil
+}
+
+// WriteKeyFile stores a new key string at path with mode 0600, through a
+// temporary file and a rename (Crypticle.write_key, used for the
+// master's per-minion session keys under cachedir/sessions), and returns
+// it.
+func WriteKeyFile(path string) (string, error) {
+	ks := GenerateKeyString()
+	if err := WriteFileAtomic(path, []byte(ks), 0o600); err != nil {
+		return "", fmt.Errorf("write key: %w", err)
+	}
+	return ks, nil
+}
+
+// ReadKeyFile reads a key string written by WriteKeyFile
+// (Crypticle.read_key).
+func ReadKeyFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read key: %w", err)
+	}
+	return string(data), nil
 }
