@@ -16,7 +16,7 @@ type BlockOpts struct {
 	DryRun, ShowChanges             bool
 	// AppendNewline is nil for Salt's None: add a newline after the
 	// content unless it already ends with one.
-	AppendNewline                         *bool
+	AppendNewline                       *bool
 	InsertBeforeMatch, InsertAfterMatch string
 }
 

@@ -64,6 +64,9 @@ func Register(r *modules.Registry) {
 	reg("search", "Return True if pattern matches the file.", sig(req("path"), req("pattern"), opt("flags", 8), opt("bufsize", 1), opt("ignore_if_missing", false), opt("multiline", false)), search)
 	reg("replace", "Replace occurrences of a pattern in a file.", replaceSpec, replaceFn)
 	reg("line", "Edit a line in a file.", lineSpec, lineFn)
+	reg("comment_line", "Comment or uncomment the lines matching regex.", sig(req("path"), req("regex"), opt("char", "#"), opt("cmnt", true), opt("backup", ".bak")), commentLineFn)
+	reg("comment", "Comment out the lines matching regex.", sig(req("path"), req("regex"), opt("char", "#"), opt("backup", ".bak")), commentFn(true))
+	reg("uncomment", "Uncomment the lines matching regex.", sig(req("path"), req("regex"), opt("char", "#"), opt("backup", ".bak")), commentFn(false))
 	reg("blockreplace", "Replace the block between two marker lines.", blockSpec, blockFn)
 	reg("get_diff", "Return the unified diff of two files.", sig(req("file1"), req("file2"), opt("saltenv", "base"), opt("show_filenames", true), opt("show_changes", true), opt("template", false), opt("source_hash_file1", nil), opt("source_hash_file2", nil)), getDiff)
 	reg("find", "Find files like GNU find.", modules.Spec{Params: []modules.Param{req("path")}, VarArgs: true, VarKw: true}, find)
@@ -118,6 +121,24 @@ func BlockOptsFrom(get func(string) any) BlockOpts {
 		o.InsertAfterMatch = pyStr(v)
 	}
 	return o
+}
+
+func backupSuffix(v any) string {
+	switch v.(type) {
+	case nil, bool:
+		return ""
+	}
+	return pyStr(v)
+}
+
+func commentLineFn(_ context.Context, c *modules.Call) (any, error) {
+	return CommentLine(c.Str("path"), c.Str("regex"), c.Str("char"), c.Bool("cmnt"), backupSuffix(c.Arg("backup")))
+}
+
+func commentFn(cmnt bool) modules.Func {
+	return func(_ context.Context, c *modules.Call) (any, error) {
+		return CommentLine(c.Str("path"), c.Str("regex"), c.Str("char"), cmnt, backupSuffix(c.Arg("backup")))
+	}
 }
 
 func blockFn(_ context.Context, c *modules.Call) (any, error) {

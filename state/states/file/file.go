@@ -21,6 +21,8 @@ func opt(name string, def any) modules.Param {
 	return modules.Param{Name: name, Optional: true, Default: def}
 }
 
+func modulesParam(name string) modules.Param { return modules.Param{Name: name} }
+
 func spec(kw bool, params ...modules.Param) modules.Spec {
 	return modules.Spec{Params: append([]modules.Param{{Name: "name"}}, params...), VarKw: kw}
 }
@@ -43,6 +45,8 @@ func Register(r *states.Registry) {
 	reg("replace", replaceSpec, replace)
 	reg("line", lineSpec, line)
 	reg("blockreplace", blockSpec, blockreplace)
+	reg("comment", commentSpec, commentState)
+	reg("uncomment", uncommentSpec, uncommentState)
 	reg("recurse", recurseSpec, recurse)
 	reg("mod_run_check_cmd", modules.Spec{Params: []modules.Param{{Name: "cmd"}, {Name: "filename"}}, VarKw: true}, modRunCheckCmd)
 }

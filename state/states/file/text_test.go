@@ -132,7 +132,26 @@ func TestBlockreplace(t *testing.T) {
 	if got := readFile(t, g); got != "# BEGIN\ny\n# END\na\n#-- start managed zone --\nx\n#-- end managed zone --\n" {
 		t.Errorf("content = %q", got)
 	}
-	if got := readFile(t, f + ".bak"); got != "a\n#-- start managed zone --\nold\n#-- end managed zone --\nb\n" {
+	if got := readFile(t, f+".bak"); got != "a\n#-- start managed zone --\nold\n#-- end managed zone --\nb\n" {
+		t.Errorf("backup = %q", got)
+	}
+}
+
+func TestCommentUncomment(t *testing.T) {
+	h := newHarness(t)
+	f := h.p("c.conf")
+	writeFile(t, f, "a=1\nbind 0.0.0.0\n", 0o644)
+	h.check(
+		step{"file.comment", true, []any{"name", f, "regex", "^bind"}, states.None, "File " + f + " is set to be updated", `{"` + f + `":"updated"}`},
+		step{"file.comment", false, []any{"name", f, "regex", "^bind"}, states.True, "Commented lines successfully",
+			`{"diff":"--- \n+++ \n@@ -1,2 +1,2 @@\n a=1\n-bind 0.0.0.0\n+#bind 0.0.0.0\n"}`},
+		step{"file.comment", false, []any{"name", f, "regex", "^bind"}, states.True, "Pattern already commented", `{}`},
+		step{"file.comment", false, []any{"name", f, "regex", "^nothing"}, states.False, "nothing: Pattern not found", `{}`},
+		step{"file.uncomment", false, []any{"name", f, "regex", "bind"}, states.True, "Uncommented lines successfully",
+			`{"diff":"--- \n+++ \n@@ -1,2 +1,2 @@\n a=1\n-#bind 0.0.0.0\n+bind 0.0.0.0\n"}`},
+		step{"file.uncomment", false, []any{"name", f, "regex", "bind"}, states.True, "Pattern already uncommented", `{}`},
+	)
+	if got := readFile(t, f+".bak"); got != "a=1\n#bind 0.0.0.0\n" {
 		t.Errorf("backup = %q", got)
 	}
 }
