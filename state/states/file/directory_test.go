@@ -130,3 +130,17 @@ func TestSymlinkTouchCopy(t *testing.T) {
 		t.Errorf("copy: %q %s", readFile(t, dst), modeOf(t, dst))
 	}
 }
+
+func TestRename(t *testing.T) {
+	h := newHarness(t)
+	src, dst := h.p("old"), h.p("new/place")
+	writeFile(t, src, "x", 0o644)
+	h.check(
+		step{"file.rename", true, []any{"name", dst, "source", src}, states.None, `File "` + src + `" is set to be moved to "` + dst + `"`, `{}`},
+		step{"file.rename", false, []any{"name", dst, "source", src}, states.False, "The target directory " + h.p("new") + " is not present", ""},
+		step{"file.rename", false, []any{"name", dst, "source", src, "makedirs", true}, states.True,
+			`Moved "` + src + `" to "` + dst + `"`, `{"` + dst + `":"` + src + `"}`},
+		step{"file.rename", false, []any{"name", dst, "source", src}, states.True,
+			`Source file "` + src + `" has already been moved out of place`, `{}`},
+	)
+}

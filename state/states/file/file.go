@@ -40,6 +40,7 @@ func Register(r *states.Registry) {
 	reg("touch", spec(false, opt("atime", nil), opt("mtime", nil), opt("makedirs", false)), touch)
 	reg("symlink", symlinkSpec, symlink)
 	reg("copy", copySpec, copyState)
+	reg("rename", renameSpec, renameState)
 	reg("append", textSpec, appendState)
 	reg("prepend", prependSpec, prependState)
 	reg("replace", replaceSpec, replace)

@@ -510,3 +510,62 @@ func copyFileMode(src, dst string, mode os.FileMode) error {
 }
 
 func removeAll(p string) error { return os.RemoveAll(p) }
+
+var renameSpec = spec(true, modules.Param{Name: "source"}, opt("force", false), opt("makedirs", false))
+
+// renameState is file.rename.
+func renameState(_ context.Context, c *states.Call) (*states.Result, error) {
+	name := os.ExpandEnv(expandUser(c.Str("name")))
+	source := os.ExpandEnv(expandUser(c.Str("source")))
+	r := states.NewResult(name, states.True, "")
+	if name == "" {
+		return fail(name, "Must provide name to file.rename"), nil
+	}
+	if !filepath.IsAbs(name) {
+		return fail(name, fmt.Sprintf("Specified file %s is not an absolute path", name)), nil
+	}
+	if _, err := os.Lstat(source); err != nil {
+		r.Comment = fmt.Sprintf(`Source file "%s" has already been moved out of place`, source)
+		return r, nil
+	}
+	if _, err := os.Lstat(name); err == nil {
+		if !c.Bool("force") {
+			r.Comment = fmt.Sprintf(`The target file "%s" exists and will not be overwritten`, name)
+			return r, nil
+		}
+		if !c.Env.Test {
+			if err := os.RemoveAll(name); err != nil {
+				return fail(name, fmt.Sprintf(`Failed to delete "%s" in preparation for forced move`, name)), nil
+			}
+		}
+	}
+	if c.Env.Test {
+		r.Result, r.Comment = states.None, fmt.Sprintf(`File "%s" is set to be moved to "%s"`, source, name)
+		return r, nil
+	}
+	if dir := filepath.Dir(name); !isDir(dir) {
+		if !c.Bool("makedirs") {
+			return fail(name, fmt.Sprintf("The target directory %s is not present", dir)), nil
+		}
+		if _, err := fmod.Makedirs(name, nil, nil, nil, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := moveFile(source, name); err != nil {
+		return fail(name, fmt.Sprintf(`Failed to move "%s" to "%s"`, source, name)), nil
+	}
+	r.Comment = fmt.Sprintf(`Moved "%s" to "%s"`, source, name)
+	r.Changes = ordered.FromPairs(name, source)
+	return r, nil
+}
+
+// moveFile is shutil.move: rename, or copy and remove across devices.
+func moveFile(src, dst string) error {
+	if err := os.Rename(src, dst); err == nil {
+		return nil
+	}
+	if err := copyPath(src, dst, nil, nil); err != nil {
+		return err
+	}
+	return os.RemoveAll(src)
+}
