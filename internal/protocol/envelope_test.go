@@ -218,3 +218,35 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+func TestFileLoads(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+		want []string
+	}{
+		{"serve", &ServeFileRequest{Path: "top.sls", Saltenv: "base", Gzip: 5}, []string{"path", "saltenv", "cmd", "gzip", "loc"}},
+		{"serve plain", &ServeFileRequest{Path: "top.sls", Saltenv: "base"}, []string{"path", "saltenv", "cmd", "loc"}},
+		{"reply", &ServeFileReply{Data: []byte{0xff}, Dest: "top.sls"}, []string{"data", "dest"}},
+	}
+	for _, tc := range tests {
+		if d := cmp.Diff(tc.want, keysOf(t, roundTrip(t, tc.v))); d != "" {
+			t.Errorf("%s keys (-want +got):\n%s", tc.name, d)
+		}
+	}
+	for cmd, want := range map[string][]string{
+		CmdFileHash: {"path", "saltenv", "cmd"}, CmdFileList: {"saltenv", "prefix", "cmd"}, CmdFileEnvs: {"cmd"},
+	} {
+		m, err := FileLoad(cmd, "p", "base", "")
+		if err != nil || !cmp.Equal(m.StringKeys(), want) {
+			t.Errorf("%s: %v %v", cmd, m.StringKeys(), err)
+		}
+	}
+	if _, err := FileLoad("_nope", "", "", ""); !errors.Is(err, ErrBadLoad) {
+		t.Errorf("unknown: %v", err)
+	}
+	r, err := ParseServeFileReply(roundTrip(t, &ServeFileReply{Data: []byte("text"), Dest: "a", Gzip: 1}))
+	if err != nil || string(r.Data) != "text" || r.Gzip != 1 {
+		t.Errorf("reply %+v %v", r, err)
+	}
+}
