@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type AuthOptions struct {
 	AutosignGrainsDir   string
 	AutosignTimeout     time.Duration // autosign_timeout, default 120 minutes
 	PermissivePKIAccess bool
+	// MaxMinions is max_minions (0: unlimited); Connected lists the ids
+	// the master sees connected (CkMinions.connected_ids).
+	MaxMinions int
+	Connected  []string
 }
 
 // AuthOutcome is the master's decision on an _auth request.
@@ -35,6 +40,8 @@ type AuthOutcome struct {
 	// Ret is the refusal's "ret": false (rejected, denied, invalid) or
 	// true (pending).
 	Ret bool
+	// Full means the reply's ret is "full" (max_minions reached).
+	Full bool
 	// Act is the salt/auth event's act: accept, pend, reject, denied, or
 	// "" for a refusal without one.
 	Act string
@@ -64,10 +71,16 @@ func outcome(accepted, ret bool, act, id, pub string) *AuthOutcome {
 //   - a pending key that differs is denied; a pending key is rejected by
 //     autoreject or accepted by autosign.
 //
-// max_minions is the caller's to check first (it needs the connected ids).
+// Before that, with max_minions set, a minion that is not connected is
+// refused with ret "full" once more than max_minions are connected.
 func (m *Master) Authorize(id, pub string, grains *ordered.Map, o AuthOptions) (*AuthOutcome, error) {
 	if !ValidID(m.Dir, id) {
 		return outcome(false, false, "", id, pub), fmt.Errorf("authorize %q: %w", id, ErrInvalidID)
+	}
+	if o.MaxMinions > 0 && len(o.Connected) > o.MaxMinions && !slices.Contains(o.Connected, id) {
+		out := outcome(false, false, "full", id, pub)
+		out.Full = true
+		return out, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -313,6 +326,14 @@ func (m *Master) checkAutosignGrains(grains *ordered.Map, o AuthOptions) bool {
 		return nil
 	})
 	return found
+}
+
+// Reply returns the "ret" of a refusal: "full", or the boolean.
+func (o *AuthOutcome) Reply() any {
+	if o.Full {
+		return "full"
+	}
+	return o.Ret
 }
 
 // AuthEvent returns the salt/auth event for an outcome.

@@ -265,3 +265,16 @@ func TestMinionPKI(t *testing.T) {
 		t.Errorf("MasterPub = %q, %v", got, ok)
 	}
 }
+
+func TestAuthorizeFull(t *testing.T) {
+	m := newTestMaster(t)
+	o := AuthOptions{AutoAccept: true, MaxMinions: 1, Connected: []string{"a", "b"}}
+	out, err := m.Authorize("m1", readPub(t, "go_key.pub"), nil, o)
+	if err != nil || !out.Full || out.Reply() != "full" || out.Act != "full" {
+		t.Errorf("outcome %+v, %v", out, err)
+	}
+	o.Connected = []string{"a", "m1"}
+	if out, _ := m.Authorize("m1", readPub(t, "go_key.pub"), nil, o); !out.Accepted {
+		t.Errorf("connected minion refused: %+v", out)
+	}
+}
