@@ -55,12 +55,17 @@ func (s *InitScript) Actions() []string {
 // with service and update-rc.d and without a running systemd.
 func InstallInitScript(t testing.TB) *InitScript {
 	t.Helper()
+	return installInitScript(t, UniqueName("brinetest-"))
+}
+
+func installInitScript(t testing.TB, name string) *InitScript {
+	t.Helper()
 	NeedRoot(t, "service", "update-rc.d")
 	if _, err := os.Stat("/run/systemd/system"); err == nil {
 		t.Skip("systemd is running; the SysV test would not be SysV")
 	}
 	dir := t.TempDir()
-	s := &InitScript{Name: UniqueName("brinetest-"), Log: filepath.Join(dir, "log"), State: filepath.Join(dir, "running")}
+	s := &InitScript{Name: name, Log: filepath.Join(dir, "log"), State: filepath.Join(dir, "running")}
 	script := fmt.Sprintf(`#!/bin/sh
 ### BEGIN INIT INFO
 # Provides:          %[1]s
@@ -92,4 +97,10 @@ esac
 		}
 	})
 	return s
+}
+
+// InstallNamedInitScript is InstallInitScript with a given name.
+func InstallNamedInitScript(t testing.TB, name string) *InitScript {
+	t.Helper()
+	return installInitScript(t, name)
 }

@@ -142,7 +142,7 @@ var sizeSuffix = regexp.MustCompile(` \[.+B\]$`)
 // refresh is aptpkg.refresh_db: apt-get -q update, each source reported
 // as true (fetched), nil (hit, unchanged) or false (ignored or failed).
 func (apt) refresh(ctx context.Context, j *job) (any, error) {
-	r, err := j.exec(ctx, syscmd.Cmd{Args: []string{"apt-get", "-q", "update"}})
+	r, err := j.execLocked(ctx, syscmd.Cmd{Args: []string{"apt-get", "-q", "update"}})
 	if err != nil {
 		return nil, err
 	}

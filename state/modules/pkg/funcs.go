@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
@@ -282,7 +283,7 @@ func (m *Module) install(ctx context.Context, c *modules.Call) (any, error) {
 func (j *job) runAll(ctx context.Context, cmds []syscmd.Cmd) []string {
 	var errs []string
 	for _, cmd := range cmds {
-		r, err := j.exec(ctx, cmd)
+		r, err := j.execLocked(ctx, cmd)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
@@ -447,7 +448,7 @@ func (m *Module) upgrade(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	old := l.current()
 	cmd := j.p.upgradeCmd(j)
-	r, err := j.exec(ctx, cmd)
+	r, err := j.execLocked(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -480,4 +481,23 @@ func (j *job) needsRefresh(ctx context.Context, ts []target) bool {
 		}
 	}
 	return false
+}
+
+// execLocked is exec with aptpkg._call_apt's patience: while apt reports
+// "Could not get lock" it retries up to ten times, waiting 2, 4, 8, …
+// seconds.
+func (j *job) execLocked(ctx context.Context, cmd syscmd.Cmd) (syscmd.Result, error) {
+	r, err := j.exec(ctx, cmd)
+	for n := 1; err == nil && n <= 10 && strings.Contains(r.Stderr, "Could not get lock"); n++ {
+		j.log().Warn(fmt.Sprintf("Waiting for dpkg lock release: retrying... %d/100", n))
+		t := time.NewTimer(time.Duration(1<<n) * time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, modules.Errorf("wait for the dpkg lock: %w", ctx.Err())
+		case <-t.C:
+		}
+		r, err = j.exec(ctx, cmd)
+	}
+	return r, err
 }

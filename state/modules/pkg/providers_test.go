@@ -174,3 +174,20 @@ func TestVersionCompare(t *testing.T) {
 		}
 	}
 }
+
+func TestAptWaitsForTheLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits two seconds")
+	}
+	f := (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgBefore).On("dpkg-query *", 0, dpkgAfter).
+		Fail("apt-get -q -y * install nginx", 100, "E: Could not get lock /var/lib/dpkg/lock-frontend").
+		On("apt-get -q -y * install nginx", 0, "")
+	f.Rules[2].Once = true
+	got, err := call(t, newEnv(debianGrains(), f), "pkg.install", []any{"nginx"})
+	if err != nil || js(got) != `{"nginx":{"old":"","new":"1.22.1-9"}}` {
+		t.Errorf("install = %s %v", js(got), err)
+	}
+	if n := len(f.Changing("dpkg-query")); n != 2 {
+		t.Errorf("apt-get ran %d times, want 2", n)
+	}
+}
