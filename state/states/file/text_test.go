@@ -155,3 +155,25 @@ func TestCommentUncomment(t *testing.T) {
 		t.Errorf("backup = %q", got)
 	}
 }
+
+// The expectations were produced by running Salt 3006's keyvalue.
+func TestKeyvalue(t *testing.T) {
+	h := newHarness(t)
+	f := h.p("kv")
+	writeFile(t, f, "a=1\n#b = 2\nc=3\n", 0o644)
+	h.check(step{"file.keyvalue", false, []any{"name", f, "key_values", ordered.FromPairs("a", 2, "b", "x", "d", true),
+		"uncomment", "#", "append_if_not_found", true}, states.True, "Changed 3 lines",
+		`{"diff":"- a=1\n+ a=2 (from int type)\n- \u003cEOF\u003e\n+ b=x\n+ d=True\n+ \u003cEOF\u003e\n"}`})
+	if got := readFile(t, f); got != "a=2\n#b = 2\nc=3\nb=x\nd=True\n" {
+		t.Errorf("content = %q", got)
+	}
+	writeFile(t, f, "a=1\nc=3\n", 0o644)
+	h.check(
+		step{"file.keyvalue", false, []any{"name", f, "key", "c", "value", "3"}, states.True, "", `{}`},
+		step{"file.keyvalue", true, []any{"name", f, "key_values", ordered.FromPairs("x", 1, "y", 2), "prepend_if_not_found", true}, states.None,
+			"File " + f + " is set to be changed (2 lines)\nPredicted diff:\n\r\t\t  <SOF>\n\r\t\t+ y=2\n\r\t\t+ x=1\n",
+			`{"diff":"  \u003cSOF\u003e\n+ y=2\n+ x=1\n"}`},
+		step{"file.keyvalue", false, []any{"name", f}, states.False, "file.keyvalue key and value not supplied and key_values is empty", ""},
+		step{"file.keyvalue", false, []any{"name", h.p("nope"), "key", "a", "value", 1}, states.False, "unable to open " + h.p("nope"), ""},
+	)
+}
