@@ -180,13 +180,16 @@ func (c *Cluster) start(ctx context.Context, cfg Config) error {
 	if err := c.layoutHosts(cfg); err != nil {
 		return err
 	}
+	if err := c.makeHostCA(); err != nil {
+		return err
+	}
 	for _, h := range c.st.Hosts {
 		if err := c.prepareHost(h, pub); err != nil {
 			return err
 		}
 	}
 	if c.st.Mode == ModeNetns {
-		if err := setupHostLinks(ctx, c.st.Cluster, cfg.N); err != nil {
+		if err := setupHostLinks(ctx, c.st.Cluster, c.st.Hosts); err != nil {
 			return err
 		}
 	}
@@ -200,7 +203,7 @@ func (c *Cluster) start(ctx context.Context, cfg Config) error {
 func (c *Cluster) setupMode(ctx context.Context, cfg Config) error {
 	c.st.Mode = cfg.Mode
 	if c.st.Mode == ModeLoopback {
-		return nil
+		return behindNeedsNetns(cfg)
 	}
 	err := setupBridge(ctx, c.st.Cluster)
 	if err == nil {
@@ -212,6 +215,16 @@ func (c *Cluster) setupMode(ctx context.Context, cfg Config) error {
 	}
 	cfg.Logf("testhosts: no network namespaces (%v); falling back to 127.0.0.1", err)
 	c.st.Mode = ModeLoopback
+	return behindNeedsNetns(cfg)
+}
+
+// behindNeedsNetns refuses BehindHost without network namespaces.
+func behindNeedsNetns(cfg Config) error {
+	for i := 1; i <= cfg.N; i++ {
+		if cfg.options(hostID(i)).BehindHost != "" {
+			return fmt.Errorf("BehindHost of %s: %w", hostID(i), ErrUnsupported)
+		}
+	}
 	return nil
 }
 
@@ -259,7 +272,11 @@ func freePorts(n int) ([]int, error) {
 // bootHost brings one prepared host up: addresses, holder, sshd.
 func (c *Cluster) bootHost(ctx context.Context, h *hostState) error {
 	if c.st.Mode == ModeNetns {
-		if err := setupHostAddr(ctx, c.st.Cluster, h.Index); err != nil {
+		setup := func() error { return setupHostAddr(ctx, c.st.Cluster, h.Index) }
+		if front := h.Options.BehindHost; front != "" {
+			setup = func() error { return setupBehindAddr(ctx, c.st.Cluster, h.Index, hostIndex(front)) }
+		}
+		if err := setup(); err != nil {
 			return err
 		}
 	}

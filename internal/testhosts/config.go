@@ -55,6 +55,18 @@ type HostOptions struct {
 	// of the controller's PATH, and /root (where pyenv lives here) is private
 	// anyway, so `command -v python3` finds nothing, for root and the user.
 	NoPython bool `json:"no_python,omitempty"`
+	// BehindHost ("host1") puts the host on a private point-to-point link
+	// to that host instead of the cluster bridge (ModeNetns only): the
+	// controller and the other hosts have no route to it, so it is reached
+	// only with ProxyJump through BehindHost. Chains work: host3 behind
+	// host2 behind host1 needs two hops. The roster written by the harness
+	// gives such hosts the ProxyJump ssh_option. The harness knows such an
+	// sshd is up from its log, so Config.LogLevel must be INFO or more.
+	BehindHost string `json:"behind_host,omitempty"`
+	// HostCert makes sshd present, besides its key, a host certificate
+	// signed by the cluster's host CA (HostCA), valid for the host's IP and
+	// ID, for @cert-authority known_hosts lines.
+	HostCert bool `json:"host_cert,omitempty"`
 }
 
 // needsRoot reports whether o can only be honoured with private mount
@@ -144,7 +156,28 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("testhosts: options for %s: %w", id, ErrNoHost)
 		}
 	}
+	for i := 1; i <= c.N; i++ {
+		if err := c.checkBehind(hostID(i)); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
+}
+
+// checkBehind refuses a BehindHost that names no host, or that leads back
+// to id.
+func (c Config) checkBehind(id string) error {
+	seen := map[string]bool{id: true}
+	for cur := c.options(id).BehindHost; cur != ""; cur = c.options(cur).BehindHost {
+		if i := hostIndex(cur); i < 1 || i > c.N {
+			return fmt.Errorf("testhosts: %s is behind %s: %w", id, cur, ErrNoHost)
+		}
+		if seen[cur] {
+			return fmt.Errorf("testhosts: %s: BehindHost loops through %s", id, cur)
+		}
+		seen[cur] = true
+	}
+	return nil
 }
 
 // options returns the HostOptions of host id.

@@ -38,6 +38,11 @@
 // accepts it. A cluster that wants another password must also use another
 // login user, or it would race with concurrent clusters.
 //
+// HostOptions.BehindHost hides a host behind another (a point-to-point
+// veth between their namespaces, no route from anywhere else), so ProxyJump
+// chains are tested for real; HostOptions.HostCert gives a host an OpenSSH
+// host certificate signed by the cluster's CA (HostCA) for @cert-authority.
+//
 // Tests use New(t, n, opts...), which registers teardown with t.Cleanup and
 // skips loudly when no sshd is installed; with BRINE_REQUIRE_HOSTS=1 (set by
 // CI) that skip is a failure instead. Programs use Start and Close, or the

@@ -39,18 +39,44 @@ func setupBridge(ctx context.Context, c int) error {
 	})
 }
 
-// setupHostLinks creates the network namespaces of hosts 1..n and their veth
-// pairs (the namespace end is named eth0), attached to the bridge.
-func setupHostLinks(ctx context.Context, c, n int) error {
+// setupHostLinks creates the network namespaces of the hosts and their
+// veth pairs (the namespace end is named eth0): attached to the bridge, or
+// for a host behind another, with the other end moved into that host's
+// namespace.
+func setupHostLinks(ctx context.Context, c int, hosts []*hostState) error {
 	var lines []string
-	for i := 1; i <= n; i++ {
-		lines = append(lines,
-			"netns add "+netnsName(c, i),
-			fmt.Sprintf("link add %s type veth peer name eth0 netns %s", vethName(c, i), netnsName(c, i)),
-			fmt.Sprintf("link set %s master %s up", vethName(c, i), bridgeName(c)),
-		)
+	for _, h := range hosts {
+		lines = append(lines, "netns add "+netnsName(c, h.Index))
+	}
+	for _, h := range hosts {
+		i := h.Index
+		lines = append(lines, fmt.Sprintf("link add %s type veth peer name eth0 netns %s", vethName(c, i), netnsName(c, i)))
+		if front := h.Options.BehindHost; front != "" {
+			lines = append(lines, fmt.Sprintf("link set %s netns %s", vethName(c, i), netnsName(c, hostIndex(front))))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("link set %s master %s up", vethName(c, i), bridgeName(c)))
 	}
 	return ipBatch(ctx, lines)
+}
+
+// setupBehindAddr configures a host behind host j: its address alone on
+// eth0 with a route to j only, and in j the route back over the link. No
+// forwarding is enabled anywhere, so only j can talk to it.
+func setupBehindAddr(ctx context.Context, c, i, j int) error {
+	err := ipBatch(ctx, []string{
+		"link set lo up",
+		fmt.Sprintf("addr add %s/32 dev eth0", hostIP(c, i)),
+		"link set eth0 up",
+		fmt.Sprintf("route add %s/32 dev eth0", hostIP(c, j)),
+	}, "-n", netnsName(c, i))
+	if err != nil {
+		return err
+	}
+	return ipBatch(ctx, []string{
+		fmt.Sprintf("link set %s up", vethName(c, i)),
+		fmt.Sprintf("route add %s/32 dev %s", hostIP(c, i), vethName(c, i)),
+	}, "-n", netnsName(c, j))
 }
 
 // setupHostAddr configures host i's side: loopback and eth0 with its

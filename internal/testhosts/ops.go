@@ -173,6 +173,11 @@ func (c *Cluster) ChangeHostKey(ctx context.Context, id string) (ssh.PublicKey, 
 	if err != nil {
 		return nil, fmt.Errorf("change host key of %s: %w", id, err)
 	}
+	if h.Options.HostCert {
+		if err := c.signHostKey(h); err != nil {
+			return nil, fmt.Errorf("change host key of %s: %w", id, err)
+		}
+	}
 	if err := c.startSSHD(ctx, h); err != nil {
 		return nil, fmt.Errorf("change host key of %s: %w", id, err)
 	}
@@ -193,6 +198,9 @@ func (c *Cluster) setLink(ctx context.Context, id, updown string) error {
 	}
 	if c.st.Mode != ModeNetns {
 		return fmt.Errorf("link %s %s: %w", updown, id, ErrUnsupported)
+	}
+	if front := h.Options.BehindHost; front != "" {
+		return ipCmd(ctx, "-n", netnsName(c.st.Cluster, hostIndex(front)), "link", "set", h.Veth, updown)
 	}
 	return ipCmd(ctx, "link", "set", h.Veth, updown)
 }
@@ -272,7 +280,8 @@ func (c *Cluster) writeClientFiles() error {
 
 // WriteRoster writes a Salt flat roster for all hosts to path: host, port,
 // user, priv and sudo: True for each, plus passwd for hosts that take a
-// password (PasswordAuth or SudoPassword).
+// password (PasswordAuth or SudoPassword) and a ProxyJump ssh_option for
+// hosts behind others.
 func (c *Cluster) WriteRoster(path string) error {
 	var b strings.Builder
 	for _, h := range c.st.Hosts {
@@ -280,6 +289,9 @@ func (c *Cluster) WriteRoster(path string) error {
 			h.ID, h.IP, h.Port, c.st.User.Name, c.KeyPath())
 		if h.Options.PasswordAuth || h.Options.SudoPassword {
 			fmt.Fprintf(&b, "  passwd: %q\n", c.st.Password)
+		}
+		if jump := c.ProxyJump(h.ID); jump != "" {
+			fmt.Fprintf(&b, "  ssh_options:\n    - ProxyJump=%s\n", jump)
 		}
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -299,4 +311,24 @@ func (c *Cluster) WriteKnownHosts(path string) error {
 		return fmt.Errorf("write known_hosts: %w", err)
 	}
 	return nil
+}
+
+// ProxyJump returns the ProxyJump value that reaches host id through the
+// hosts it is behind ("brine@10.250.C.2,brine@10.250.C.3"), or "" for a
+// host the controller reaches directly.
+func (c *Cluster) ProxyJump(id string) string {
+	h, err := c.host(id)
+	if err != nil {
+		return ""
+	}
+	var hops []string
+	for front := h.Options.BehindHost; front != ""; {
+		f, err := c.host(front)
+		if err != nil {
+			return ""
+		}
+		hops = append([]string{c.st.User.Name + "@" + knownHostsName(f)}, hops...)
+		front = f.Options.BehindHost
+	}
+	return strings.Join(hops, ",")
 }
