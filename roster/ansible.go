@@ -2,7 +2,6 @@ package roster
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,12 +17,15 @@ func init() { Register("ansible", openAnsible) }
 // `--roster ansible=PATH`), default <config_dir>/roster as in Salt.
 //
 // Salt runs `ansible-inventory -i FILE --list` and needs Ansible
-// installed; Brine reads the inventory itself: the INI format and the
-// YAML (or JSON) format, chosen as Ansible chooses (a .yml, .yaml or
-// .json file is YAML; another file is YAML when it parses as a mapping of
-// groups, else INI), with groups, children, [group:vars], host ranges
-// (web[01:03]) and host:port. Dynamic inventory scripts, inventory
-// directories, group_vars/host_vars directories and vault are not read.
+// installed; Brine reads the inventory itself (LoadInventory): the INI
+// format and the YAML (or JSON) format, chosen as Ansible chooses (a
+// .yml, .yaml or .json file is YAML; another file is YAML when it parses
+// as a mapping of groups, else INI), with groups, children,
+// [group:vars], host ranges (web[01:03]) and host:port; executable
+// inventory scripts (run with --list, _meta.hostvars read); inventory
+// directories; and group_vars/ and host_vars/ beside the source.
+// Vault-encrypted files are skipped with a warning; Jinja in variables is
+// not evaluated; inventory plugins (aws_ec2, …) are not supported.
 //
 // Each host becomes a target named after it. Variables are combined as
 // Ansible does (group depth, ansible_group_priority, name, then host
@@ -74,14 +76,10 @@ func openAnsible(ctx context.Context, cfg Config) (Roster, error) {
 	return LoadAnsible(ctx, cfg)
 }
 
-// LoadAnsible reads and parses cfg.RosterFile() as an Ansible inventory.
-func LoadAnsible(_ context.Context, cfg Config) (*Ansible, error) {
-	file := cfg.RosterFile()
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("read ansible inventory: %w", err)
-	}
-	inv, err := ParseAnsibleInventory(src, file)
+// LoadAnsible reads cfg.RosterFile() as an Ansible inventory source
+// (LoadInventory) and builds its targets.
+func LoadAnsible(ctx context.Context, cfg Config) (*Ansible, error) {
+	inv, err := LoadInventory(ctx, cfg.RosterFile(), cfg.logger())
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +129,14 @@ func (a *Ansible) entry(name string, defaults []field) (Entry, []error) {
 		a.cfg.logger().Warn("ansible_become_method is not sudo; salt-ssh uses sudo", logKeyFile, a.Inventory.File, logKeyTarget, name)
 	}
 	t, all := buildTarget(name, mergeFields(defaults, own), a.cfg.Options)
+	mine := map[string]bool{}
+	for _, f := range own {
+		mine[f.key] = true
+	}
 	var errs []error
 	for _, e := range all {
-		if re, ok := e.(*Error); ok && re.Line > 0 {
+		// Errors in roster_defaults were reported once already.
+		if re, ok := e.(*Error); ok && mine[strings.SplitN(re.Msg, ":", 2)[0]] {
 			re.File = a.Inventory.File
 			errs = append(errs, re)
 		}

@@ -28,6 +28,15 @@ type pendingDecl struct {
 // as an *Error with the file and line, as Ansible stops at the first.
 func ParseAnsibleINI(src []byte, file string) (*Inventory, error) {
 	inv := newInventory(file)
+	if err := inv.parseINI(src, file); err != nil {
+		return nil, err
+	}
+	inv.finish()
+	return inv, nil
+}
+
+// parseINI adds one INI file to inv.
+func (inv *Inventory) parseINI(src []byte, file string) error {
 	group, state := "ungrouped", "hosts"
 	pending := map[string]*pendingDecl{}
 	fail := func(line int, format string, args ...any) error {
@@ -48,7 +57,7 @@ func ParseAnsibleINI(src []byte, file string) (*Inventory, error) {
 				state = "hosts"
 			}
 			if state != "hosts" && state != "children" && state != "vars" {
-				return nil, fail(lineno, "section [%s:%s] has unknown type: %s", group, state, state)
+				return fail(lineno, "section [%s:%s] has unknown type: %s", group, state, state)
 			}
 			if _, ok := inv.groups[group]; !ok {
 				if _, p := pending[group]; state == "vars" && !p {
@@ -60,7 +69,7 @@ func ParseAnsibleINI(src []byte, file string) (*Inventory, error) {
 				if d.state == "children" {
 					for _, p := range d.parents {
 						if err := inv.addChild(p, group, lineno); err != nil {
-							return nil, fail(lineno, "%s", err.Error())
+							return fail(lineno, "%s", err.Error())
 						}
 					}
 				}
@@ -69,7 +78,7 @@ func ParseAnsibleINI(src []byte, file string) (*Inventory, error) {
 			continue
 		}
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			return nil, fail(lineno, "invalid section entry: %q (names may not contain ':', ']' or spaces)", line)
+			return fail(lineno, "invalid section entry: %q (names may not contain ':', ']' or spaces)", line)
 		}
 		var err error
 		switch state {
@@ -81,20 +90,19 @@ func ParseAnsibleINI(src []byte, file string) (*Inventory, error) {
 			err = iniVarLine(inv, group, line)
 		}
 		if err != nil {
-			return nil, fail(lineno, "%s", err.Error())
+			return fail(lineno, "%s", err.Error())
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fail(lineno+1, "read inventory: %s", err.Error())
+		return fail(lineno+1, "read inventory: %s", err.Error())
 	}
 	for name, d := range pending {
 		if d.state == "vars" {
-			return nil, fail(d.line, "section [%s:vars] not valid for undefined group: %s", name, name)
+			return fail(d.line, "section [%s:vars] not valid for undefined group: %s", name, name)
 		}
-		return nil, fail(d.line, "section [%s:children] includes undefined group: %s", d.parents[len(d.parents)-1], name)
+		return fail(d.line, "section [%s:children] includes undefined group: %s", d.parents[len(d.parents)-1], name)
 	}
-	inv.finish()
-	return inv, nil
+	return nil
 }
 
 // iniHostLine is `pattern[:port] key=value …`, split as shlex does with

@@ -3,6 +3,7 @@ package roster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -224,5 +225,82 @@ func TestPyLiteral(t *testing.T) {
 		if got := pyLiteral(tc.in); !cmp.Equal(got, tc.want) {
 			t.Errorf("pyLiteral(%q) = %#v, want %#v", tc.in, got, tc.want)
 		}
+	}
+}
+
+func summary(ts []Target) map[string]string {
+	out := map[string]string{}
+	for _, tg := range ts {
+		out[tg.ID] = fmt.Sprintf("%s@%s sudo=%v opts=%v", tg.User, tg.Addr(), tg.Sudo, toPlain(tg.MinionOpts))
+	}
+	return out
+}
+
+func TestAnsibleVarsDirs(t *testing.T) {
+	site := filepath.Join("testdata", "ansible", "site")
+	want := map[string]string{
+		"web1": "fromall@web1:2201 sudo=false opts=[ntp pool]",
+		"web2": "fromall@10.0.0.2:2201 sudo=false opts=[ntp pool]",
+		"db1":  "inv@db1:5432 sudo=true opts=[ntp pool]",
+	}
+	for _, src := range []string{filepath.Join(site, "hosts"), site} {
+		a, err := LoadAnsible(context.Background(), ansibleCfg(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := a.Targets(context.Background(), "*", "glob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src == site {
+			want["cache1"] = "fromall@cache1:22 sudo=false opts=[ntp pool]"
+		}
+		if d := cmp.Diff(want, summary(ts)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", src, d)
+		}
+	}
+}
+
+func TestAnsibleScript(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "inventory.sh")
+	// Salt's documented example of a dynamic inventory (salt/roster/ansible.py).
+	body := `#!/bin/sh
+[ "$1" = --list ] || exit 1
+echo '{
+    "servers": ["salt.gtmanfred.com"],
+    "desktop": ["home"],
+    "computers": {"hosts": [], "children": ["desktop", "servers"], "vars": {"http_port": 80}},
+    "_meta": {"hostvars": {
+        "salt.gtmanfred.com": {"ansible_ssh_user": "gtmanfred", "ansible_ssh_host": "127.0.0.1",
+            "ansible_sudo_pass": "password", "ansible_ssh_pass": "password", "ansible_ssh_port": 22},
+        "home": {"ansible_ssh_user": "gtmanfred", "ansible_ssh_host": "12.34.56.78",
+            "ansible_sudo_pass": "password", "ansible_ssh_pass": "password", "ansible_ssh_port": 23}
+    }}
+}'
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := LoadAnsible(context.Background(), ansibleCfg(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := a.Targets(context.Background(), "computers", "nodegroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"salt.gtmanfred.com": "gtmanfred@127.0.0.1:22 sudo=true opts=[http_port 80]",
+		"home":               "gtmanfred@12.34.56.78:23 sudo=true opts=[http_port 80]",
+	}
+	if d := cmp.Diff(want, summary(ts)); d != "" {
+		t.Errorf("script inventory (-want +got):\n%s", d)
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho oops >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadAnsible(context.Background(), ansibleCfg(script)); err == nil || !strings.Contains(err.Error(), "oops") {
+		t.Errorf("failing script: got %v", err)
 	}
 }

@@ -26,26 +26,33 @@ import (
 // values with the file and line.
 func ParseAnsibleYAML(src []byte, file string) (*Inventory, error) {
 	inv := newInventory(file)
+	if err := inv.parseYAML(src, file); err != nil {
+		return nil, err
+	}
+	inv.finish()
+	return inv, nil
+}
+
+// parseYAML adds one YAML file to inv.
+func (inv *Inventory) parseYAML(src []byte, file string) error {
 	root, err := saltyaml.ParseNode(src, file)
 	if err != nil {
-		return nil, yamlError(err, file, "")
+		return yamlError(err, file, "")
 	}
 	root = deref(root)
 	if root == nil {
-		inv.finish()
-		return inv, nil
+		return nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: file, Line: root.Line, Msg: "inventory must be a mapping of groups"}
+		return &Error{File: file, Line: root.Line, Msg: "inventory must be a mapping of groups"}
 	}
 	p := yamlInv{inv: inv, file: file}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if _, err := p.group(root.Content[i], root.Content[i+1], 0); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	inv.finish()
-	return inv, nil
+	return nil
 }
 
 // isAnsibleYAML reports whether src reads as a YAML inventory: a mapping

@@ -28,13 +28,15 @@ type invGroup struct {
 	children []string
 	parents  []string
 	vars     *ordered.Map
+	fileVars *ordered.Map // from group_vars/<name>
 }
 
 type invHost struct {
-	name   string
-	line   int
-	groups []string
-	vars   *ordered.Map
+	name     string
+	line     int
+	groups   []string
+	vars     *ordered.Map
+	fileVars *ordered.Map // from host_vars/<name>
 }
 
 // maxInventoryHosts bounds host range expansion (web[0:99999999]).
@@ -52,7 +54,7 @@ func (inv *Inventory) group(name string, line int) *invGroup {
 	if g, ok := inv.groups[name]; ok {
 		return g
 	}
-	g := &invGroup{name: name, line: line, vars: ordered.New()}
+	g := &invGroup{name: name, line: line, vars: ordered.New(), fileVars: ordered.New()}
 	inv.groups[name] = g
 	inv.gorder = append(inv.gorder, name)
 	return g
@@ -65,7 +67,7 @@ func (inv *Inventory) addHost(group, name string, line int, vars *ordered.Map) e
 		if len(inv.hosts) >= maxInventoryHosts {
 			return fmt.Errorf("more than %d hosts", maxInventoryHosts)
 		}
-		h = &invHost{name: name, line: line, vars: ordered.New()}
+		h = &invHost{name: name, line: line, vars: ordered.New(), fileVars: ordered.New()}
 		inv.hosts[name] = h
 		inv.horder = append(inv.horder, name)
 	}
@@ -175,9 +177,10 @@ func (inv *Inventory) Hosts(group string) []string {
 
 // HostVars returns host's variables as Ansible combines them
 // (lib/ansible/vars/manager.py, inventory/helpers.py sort_groups): the
-// vars of all its groups and their ancestors, shallowest first, then by
-// ansible_group_priority and name, each replacing earlier keys; then the
-// host's own.
+// inventory vars of all its groups and their ancestors, shallowest
+// first, then by ansible_group_priority and name, each replacing earlier
+// keys; then the group_vars files of those groups in the same order;
+// then the host's inventory vars, then its host_vars file.
 func (inv *Inventory) HostVars(host string) *ordered.Map {
 	h, ok := inv.hosts[host]
 	out := ordered.New()
@@ -213,10 +216,15 @@ func (inv *Inventory) HostVars(host string) *ordered.Map {
 		}
 		return strings.Compare(a, b)
 	})
+	set := func(k, v any) bool { out.Set(k, v); return true }
 	for _, g := range groups {
-		inv.groups[g].vars.Range(func(k, v any) bool { out.Set(k, v); return true })
+		inv.groups[g].vars.Range(set)
 	}
-	h.vars.Range(func(k, v any) bool { out.Set(k, v); return true })
+	for _, g := range groups {
+		inv.groups[g].fileVars.Range(set)
+	}
+	h.vars.Range(set)
+	h.fileVars.Range(set)
 	return out
 }
 
