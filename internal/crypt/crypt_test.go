@@ -191,3 +191,27 @@ func TestKeyFile(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestGenSignature(t *testing.T) {
+	goKey, pyKey := testKeys(t)
+	dir := t.TempDir()
+	must(t, WriteFileAtomic(filepath.Join(dir, "master_sign.pem"), EncodePrivateKey(goKey), 0o400))
+	pubText := string(EncodePublicKey(&pyKey.PublicKey))
+	must(t, WriteFileAtomic(filepath.Join(dir, "master.pub"), []byte(pubText), 0o644))
+	sigPath := filepath.Join(dir, MasterPubkeySignature)
+	ok, err := GenSignature(filepath.Join(dir, "master_sign.pem"), filepath.Join(dir, "master.pub"), sigPath, "")
+	if !ok || err != nil {
+		t.Fatalf("GenSignature = %v, %v", ok, err)
+	}
+	sig, err := os.ReadFile(sigPath)
+	must(t, err)
+	if err := VerifyPubSig(&goKey.PublicKey, pubText, string(sig), PKCS1v15SHA1); err != nil {
+		t.Errorf("VerifyPubSig: %v", err)
+	}
+	if err := VerifyPubSig(&pyKey.PublicKey, pubText, string(sig), PKCS1v15SHA1); !errors.Is(err, ErrVerify) {
+		t.Errorf("wrong signing key: %v", err)
+	}
+	if ok, err := GenSignature(filepath.Join(dir, "master_sign.pem"), filepath.Join(dir, "master.pub"), sigPath, ""); ok || err != nil {
+		t.Errorf("second GenSignature = %v, %v", ok, err)
+	}
+}
