@@ -71,6 +71,7 @@ func (c *cli) updateOpts() {
 	}
 	cmds := []cmd{
 		{"gen_keys", o.genKeys != "", o.genKeys},
+		{"gen_signature", o.genSignature, ""},
 		{"list", o.list != "", o.list}, {"list_all", o.listAll, ""},
 		{"print", o.print != "", o.print}, {"print_all", o.printAll, ""},
 		{"accept", o.accept != "", o.accept}, {"accept_all", o.acceptAll, ""},
@@ -87,7 +88,7 @@ func (c *cli) updateOpts() {
 	}
 	c.inclAccepted, c.inclRejected, c.inclDenied = o.includeAccepted, o.includeRejected, o.includeDenied
 	switch {
-	case chosen.name == "gen_keys":
+	case strings.HasPrefix(chosen.name, "gen_"):
 	case chosen.name == "list_all":
 		c.match = "all"
 	case strings.HasSuffix(chosen.name, "_all"):
@@ -111,6 +112,8 @@ func (c *cli) run() int {
 	switch c.fun {
 	case "gen_keys":
 		err = c.genKeys()
+	case "gen_signature":
+		err = c.genSignature()
 	case "list":
 		err = c.list()
 	case "print":
@@ -186,6 +189,54 @@ func (c *cli) genKeys() error {
 		return err
 	}
 	return c.display(ordered.FromPairs("return", f))
+}
+
+// genSignature is Key.gen_keys_signature: find (or, with --auto-create,
+// make) the signing key, then sign the master public key into
+// <signature-path>/master_pubkey_signature. Problems Salt reports as the
+// return value are shown the same way.
+func (c *cli) genSignature() error {
+	ret, err := c.signature()
+	if err != nil {
+		return err
+	}
+	return c.display(ordered.FromPairs("return", ret))
+}
+
+func (c *cli) signature() (any, error) {
+	pkiDir := c.cfg.PKIDir
+	isFile := func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() }
+	pub, priv := c.o.pub, c.o.priv
+	if pub != "" && !isFile(pub) {
+		return "Public-key " + pub + " does not exist", nil
+	}
+	if pub == "" && isFile(filepath.Join(pkiDir, "master.pub")) {
+		pub = filepath.Join(pkiDir, "master.pub")
+	}
+	if priv != "" && !isFile(priv) {
+		return "Private-key " + priv + " does not exist", nil
+	}
+	if priv == "" && isFile(filepath.Join(pkiDir, crypt.MasterSignKeyName+".pem")) {
+		priv = filepath.Join(pkiDir, crypt.MasterSignKeyName+".pem")
+	}
+	if priv == "" {
+		if !c.o.autoCreate {
+			return "No usable private-key found", nil
+		}
+		p, err := crypt.GenKeys(pkiDir, crypt.MasterSignKeyName, c.o.keySize)
+		if err != nil {
+			return nil, err
+		}
+		priv = p
+	}
+	if pub == "" {
+		return "No usable public-key found", nil
+	}
+	dir := c.o.signaturePath
+	if dir == "" {
+		dir = pkiDir
+	}
+	return crypt.GenSignature(priv, pub, filepath.Join(dir, crypt.MasterPubkeySignature), "")
 }
 
 // filterRet is KeyCLI._filter_ret.

@@ -47,6 +47,8 @@ type options struct {
 	quiet, yes                                                    bool
 	rotateAESKey, preserveMinions                                 string
 	genKeys, genKeysDir                                           string
+	genSignature, autoCreate                                      bool
+	priv, pub, signaturePath                                      string
 	keySize                                                       int
 	configDir, out, logLevel, user                                string
 	outIndent                                                     int
@@ -79,6 +81,11 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.preserveMinions, "preserve-minions", "False", "keep the caches of deleted minions")
 	fs.StringVar(&o.genKeys, "gen-keys", "", "generate a key pair with this name")
 	fs.StringVar(&o.genKeysDir, "gen-keys-dir", ".", "directory for --gen-keys")
+	fs.BoolVar(&o.genSignature, "gen-signature", false, "sign master.pub with the master_sign key into master_pubkey_signature")
+	fs.StringVar(&o.priv, "priv", "", "private key to sign with (--gen-signature)")
+	fs.StringVar(&o.pub, "pub", "", "public key to sign (--gen-signature)")
+	fs.StringVar(&o.signaturePath, "signature-path", "", "directory for the signature file (--gen-signature)")
+	fs.BoolVar(&o.autoCreate, "auto-create", false, "create the master_sign key pair when missing (--gen-signature)")
 	fs.IntVar(&o.keySize, "keysize", crypt.DefaultKeySize, "key size for --gen-keys (2048 to 32768)")
 	fs.StringVarP(&o.configDir, "config-dir", "c", config.DefaultDir, "directory holding the master configuration")
 	fs.StringVar(&o.out, "out", "", "outputter (json, yaml, nested, txt, raw, key)")

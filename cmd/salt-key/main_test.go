@@ -256,10 +256,34 @@ func TestOptionTable(t *testing.T) {
 	fs.VisitAll(func(f *pflagFlag) { got = append(got, f.Shorthand+"/"+f.Name) })
 	want := []string{"A/accept-all", "D/delete-all", "F/finger-all", "L/list-all", "P/print-all", "R/reject-all",
 		"a/accept", "c/config-dir", "d/delete", "f/finger", "l/list", "p/print", "q/quiet", "r/reject", "u/user", "y/yes",
-		"/force-color", "/gen-keys", "/gen-keys-dir", "/include-accepted", "/include-all", "/include-denied",
+		"/auto-create", "/force-color", "/gen-keys", "/gen-signature", "/priv", "/pub", "/signature-path", "/gen-keys-dir", "/include-accepted", "/include-all", "/include-denied",
 		"/include-rejected", "/keysize", "/log-level", "/no-color", "/out", "/out-indent", "/output",
 		"/preserve-minions", "/rotate-aes-key"}
 	if d := cmp.Diff(sortStrings(want), sortStrings(got)); d != "" {
 		t.Errorf("options (-want +got):\n%s", d)
+	}
+}
+
+func TestGenSignature(t *testing.T) {
+	e := newEnv(t)
+	out, _, _ := e.run("", "--gen-signature")
+	if want := "return:\n    No usable private-key found\n"; out != want {
+		t.Errorf("no key: %q", out)
+	}
+	out, errs, code := e.run("", "--gen-signature", "--auto-create")
+	if code != 0 || out != "return:\n    True\n" {
+		t.Fatalf("auto-create: %d %q %s", code, out, errs)
+	}
+	signKey, err := crypt.LoadPrivateKey(filepath.Join(e.pkiDir, "master_sign.pem"), "")
+	must(t, err)
+	sig, err := os.ReadFile(filepath.Join(e.pkiDir, "master_pubkey_signature"))
+	must(t, err)
+	pub, err := os.ReadFile(filepath.Join(e.pkiDir, "master.pub"))
+	must(t, err)
+	if err := crypt.VerifyPubSig(&signKey.PublicKey, string(pub), string(sig), crypt.PKCS1v15SHA1); err != nil {
+		t.Errorf("signature: %v", err)
+	}
+	if out, _, _ := e.run("", "--gen-signature"); out != "return:\n    False\n" {
+		t.Errorf("existing signature: %q", out)
 	}
 }
