@@ -145,7 +145,8 @@ func init() {
 		open_mode keep_jobs keep_jobs_seconds max_minions gather_job_timeout zmq_filtering
 		rotate_aes_key publish_session id user sock_dir extension_modules file_client
 		state_output state_verbose hash_type ssh_grains pillar_source_merging_strategy
-		pillar_merge_lists ext_pillar renderer jinja_env allow_undefined`) {
+		pillar_merge_lists ext_pillar renderer jinja_env allow_undefined
+		ssh_update_roster ssh_remote_port_forwards`) {
 		known[k] = true
 	}
 }
