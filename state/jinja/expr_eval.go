@@ -127,12 +127,17 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 		}
 		return r.eval(e.orelse, f)
 	case *concatExpr:
-		var b strings.Builder
-		for _, it := range e.items {
+		// Jinja evaluates every operand before converting any to str.
+		vals := make([]any, len(e.items))
+		for i, it := range e.items {
 			v, err := r.eval(it, f)
 			if err != nil {
 				return nil, err
 			}
+			vals[i] = v
+		}
+		var b strings.Builder
+		for _, v := range vals {
 			s, err := r.toStr(v)
 			if err != nil {
 				return nil, err
@@ -257,7 +262,7 @@ func (r *runner) getitem(obj, key any) (any, error) {
 	if u, ok := obj.(*undefined); ok {
 		return nil, u.err()
 	}
-	if _, ok := obj.(*ordered.Map); ok && !hashable(key) {
+	if _, ok := obj.(*ordered.Map); ok && !hashable(key) && !hashableTuple(key) {
 		if u, ok := key.(*undefined); ok && r.strictFor(u) {
 			return nil, u.err()
 		}
@@ -364,7 +369,11 @@ func sliceValue(obj any, start, stop, stepp *int) (any, error) {
 		items = o
 	case *undefined:
 		return nil, o.err()
+	case *ordered.Map:
+		return nil, typeErr("unhashable type: 'slice'")
 	default:
+		// Jinja compiles slices to plain Python subscription, bypassing
+		// the environment's getitem, so the TypeError surfaces.
 		return nil, typeErr("'%s' object is not subscriptable", typeName(obj))
 	}
 	n := len(items)

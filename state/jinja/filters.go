@@ -17,7 +17,7 @@ var filters map[string]filterFunc
 
 // undefinedOK lists filters that accept an undefined value under
 // StrictUndefined without failing.
-var undefinedOK = set("default", "d", "skip")
+var undefinedOK = set("default", "d", "skip", "to_bool", "json", "tojson")
 
 func init() {
 	filters = map[string]filterFunc{
@@ -62,7 +62,7 @@ func init() {
 		"string":         fString,
 		"striptags":      fStriptags,
 		"sum":            fSum,
-		"title":          strFilter(pyTitle),
+		"title":          strFilter(jinjaTitle),
 		"trim":           fTrim,
 		"truncate":       fTruncate,
 		"unique":         fUnique,
@@ -181,7 +181,7 @@ func fDefault(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 func fDictsort(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 	m, ok := v.(*ordered.Map)
 	if !ok {
-		return nil, runtimeErr("You can only sort by either \"key\" or \"value\"")
+		return nil, typeErr("'%s' object has no attribute 'items'", typeName(v))
 	}
 	cs, _ := r.truthy(arg(args, kw, 0, "case_sensitive", false))
 	by, _ := arg(args, kw, 1, "by", "key").(string)
@@ -219,8 +219,10 @@ func fFirst(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 }
 
 func fLast(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
-	if _, ok := v.(*ordered.Map); ok {
-		return nil, typeErr("'dict' object is not reversible")
+	switch v.(type) {
+	case string, *pyList, tuple, *namedTuple, *ordered.Map, *dictView:
+	default:
+		return nil, typeErr("'%s' object is not reversible", typeName(v))
 	}
 	items, err := r.iterate(v)
 	if err != nil {
@@ -457,7 +459,7 @@ func fReverse(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 	}
 	items, err := r.iterate(v)
 	if err != nil {
-		return nil, err
+		return nil, templateErr("argument must be iterable")
 	}
 	out := make([]any, len(items))
 	for i, x := range items {

@@ -34,7 +34,7 @@ func fCenter(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 		return nil, err
 	}
 	w, _ := asInt(arg(args, kw, 0, "width", 80))
-	return pad(s, w, ' ', '^'), nil
+	return pyCenter(s, w, ' '), nil
 }
 
 func fEscape(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
@@ -131,9 +131,12 @@ func fFormat(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 }
 
 func fIndent(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
-	s, err := r.toStr(v)
-	if err != nil {
-		return nil, err
+	s, ok := v.(string)
+	if !ok {
+		if u, isU := v.(*undefined); isU {
+			return nil, u.err()
+		}
+		return nil, typeErr("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
 	}
 	width := arg(args, kw, 0, "width", 4)
 	first, _ := r.truthy(arg(args, kw, 1, "first", false))
@@ -200,7 +203,7 @@ func fRound(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 	p := math.Pow(10, float64(prec))
 	switch method {
 	case "common":
-		if n, isInt := v.(int); isInt {
+		if n, isInt := asInt(v); isInt {
 			return n, nil
 		}
 		if prec >= 0 {
@@ -254,14 +257,23 @@ func fTrim(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 }
 
 func fTruncate(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
-	s, err := r.toStr(v)
-	if err != nil {
-		return nil, err
-	}
 	length, _ := asInt(arg(args, kw, 0, "length", 255))
 	killwords, _ := r.truthy(arg(args, kw, 1, "killwords", false))
 	end, _ := arg(args, kw, 2, "end", "...").(string)
 	leeway, _ := asInt(arg(args, kw, 3, "leeway", 5))
+	s, isStr := v.(string)
+	if !isStr {
+		// Jinja takes len() of whatever it gets and returns it unchanged
+		// when short enough.
+		n, err := fLength(r, v, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if n.(int) <= length+leeway {
+			return v, nil
+		}
+		return nil, typeErr("can only concatenate %s (not \"str\") to %s", typeName(v), typeName(v))
+	}
 	rs := []rune(s)
 	if len(rs) <= length+leeway {
 		return s, nil

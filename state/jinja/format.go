@@ -19,6 +19,10 @@ func percentFormat(r *runner, format string, arg any) (any, error) {
 	case *ordered.Map:
 		mapping = a
 		args = []any{a}
+	case *pyList:
+		// A list passes CPython's mapping check: with no conversion
+		// specifiers it is not "unconverted".
+		args = []any{a}
 	default:
 		args = []any{arg}
 	}
@@ -141,7 +145,8 @@ func percentFormat(r *runner, format string, arg any) (any, error) {
 		}
 		b.WriteString(s)
 	}
-	if next < len(args) && mapping == nil && !usedMap {
+	_, isList := arg.(*pyList)
+	if next < len(args) && mapping == nil && !usedMap && !isList {
 		return nil, typeErr("not all arguments converted during string formatting")
 	}
 	return b.String(), nil

@@ -70,14 +70,16 @@ func (r *runner) arith(op string, a, b any) (any, error) {
 			return nil, typeErr("can only concatenate tuple (not \"%s\") to tuple", typeName(b))
 		}
 	case "*":
+		seq, times := a, ib
 		if aInt {
-			a, b, ib, bInt = b, a, ia, true
+			seq, times, bInt = b, ia, true
 		}
 		if bInt {
-			if n := seqLen(a); n > 0 && ib > 0 && n*ib/ib != n || n*ib > maxRepeat {
+			if n := seqLen(seq); n > 0 && times > 0 && n*times/times != n || n*times > maxRepeat {
 				return nil, runtimeErr("MemoryError")
 			}
-			switch x := a.(type) {
+			ib := times
+			switch x := seq.(type) {
 			case string:
 				return strings.Repeat(x, max(ib, 0)), nil
 			case *pyList, tuple:
@@ -157,6 +159,9 @@ func intArith(op string, a, b int) (any, error) {
 		return m, nil
 	case "**":
 		if b < 0 {
+			if a == 0 {
+				return nil, runtimeErr("0.0 cannot be raised to a negative power")
+			}
 			return math.Pow(float64(a), float64(b)), nil
 		}
 		res := 1
@@ -196,6 +201,12 @@ func floatArith(op string, a, b float64) (any, error) {
 		}
 		return m, nil
 	case "**":
+		if a == 0 && b < 0 {
+			return nil, runtimeErr("0.0 cannot be raised to a negative power")
+		}
+		if a < 0 && b != math.Trunc(b) {
+			return nil, runtimeErr("complex results are not supported")
+		}
 		return math.Pow(a, b), nil
 	}
 	return nil, runtimeErr("unknown operator %s", op)

@@ -145,7 +145,9 @@ func fSequence(_ *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 // fToBool is salt.utils.jinja.to_bool.
 func fToBool(_ *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 	switch x := v.(type) {
-	case nil:
+	case nil, *undefined:
+		// An undefined is "hashable" to Python, so to_bool falls through
+		// to False without touching it.
 		return false, nil
 	case bool:
 		return x, nil
@@ -167,6 +169,10 @@ func fToBool(_ *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 
 // fQuote is shlex.quote.
 func fQuote(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
+	if t, err := r.truthy(v); err != nil || !t {
+		// shlex.quote returns '' for any false value before looking at it.
+		return "''", err
+	}
 	s, ok := v.(string)
 	if !ok {
 		return nil, typeErr("expected string or bytes-like object, got '%s'", typeName(v))

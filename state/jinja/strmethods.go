@@ -139,9 +139,9 @@ func (r *runner) strMethod(s, name string, args []any, kw *ordered.Map) (any, er
 	case "isspace":
 		return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsSpace(c) }) < 0, nil
 	case "islower":
-		return strings.IndexFunc(s, unicode.IsLetter) >= 0 && strings.ToLower(s) == s, nil
+		return hasCased(s) && strings.ToLower(s) == s, nil
 	case "isupper":
-		return strings.IndexFunc(s, unicode.IsLetter) >= 0 && strings.ToUpper(s) == s, nil
+		return hasCased(s) && pyUpper(s) == s, nil
 	case "istitle":
 		return s != "" && pyTitle(s) == s && strings.IndexFunc(s, unicode.IsLetter) >= 0, nil
 	case "isidentifier":
@@ -171,7 +171,10 @@ func (r *runner) strMethod(s, name string, args []any, kw *ordered.Map) (any, er
 				return nil, typeErr("The fill character must be exactly one character long")
 			}
 		}
-		return pad(s, w, fill, map[string]byte{"center": '^', "ljust": '<', "rjust": '>'}[name]), nil
+		if name == "center" {
+			return pyCenter(s, w, fill), nil
+		}
+		return pad(s, w, fill, map[string]byte{"ljust": '<', "rjust": '>'}[name]), nil
 	case "partition", "rpartition":
 		if err := argN(name, args, 1, 1); err != nil {
 			return nil, err
@@ -412,4 +415,39 @@ func upperStr(s string) string { return pyUpper(s) }
 // "ß" becomes "SS".
 func pyUpper(s string) string {
 	return strings.ReplaceAll(strings.ToUpper(s), "ß", "SS")
+}
+
+// pyCenter is str.center, which puts the odd space on the left when the
+// width is odd (unlike format's '^').
+func pyCenter(s string, width int, fill rune) string {
+	n := len([]rune(s))
+	if n >= width {
+		return s
+	}
+	gap := width - n
+	left := gap/2 + (gap & width & 1)
+	f := string(fill)
+	return strings.Repeat(f, left) + s + strings.Repeat(f, gap-left)
+}
+
+// jinjaTitle is Jinja's title filter: words start after whitespace, '-',
+// '(', '{', '[' or '<'; each word is upper-cased at its first character
+// and lower-cased after it ("it's" stays "It's", unlike str.title).
+func jinjaTitle(s string) string {
+	var b strings.Builder
+	start := true
+	for _, c := range s {
+		if unicode.IsSpace(c) || strings.ContainsRune("-({[<", c) {
+			b.WriteRune(c)
+			start = true
+			continue
+		}
+		if start {
+			b.WriteString(pyUpper(string(c)))
+			start = false
+		} else {
+			b.WriteRune(unicode.ToLower(c))
+		}
+	}
+	return b.String()
 }

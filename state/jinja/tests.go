@@ -1,7 +1,9 @@
 package jinja
 
 import (
+	"math"
 	"regexp"
+	"unicode"
 
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -40,11 +42,11 @@ func init() {
 		},
 		"lower": func(r *runner, v any, _ []any) (bool, error) {
 			s, err := r.toStr(v)
-			return s == lowerStr(s), err
+			return hasCased(s) && s == lowerStr(s), err
 		},
 		"upper": func(r *runner, v any, _ []any) (bool, error) {
 			s, err := r.toStr(v)
-			return s == upperStr(s), err
+			return hasCased(s) && s == upperStr(s), err
 		},
 		"odd":         intTest(func(n int) bool { return n%2 != 0 }),
 		"even":        intTest(func(n int) bool { return n%2 == 0 }),
@@ -97,17 +99,25 @@ func (r *runner) applyTest(t *testExpr, f *frame) (any, error) {
 	return res != t.negate, nil
 }
 
+// tSequence is jinja2's test_sequence, which swallows any failure of
+// len() or __getitem__, an undefined's included.
 func tSequence(r *runner, v any, _ []any) (bool, error) {
-	switch x := v.(type) {
-	case string, *pyList, tuple, *ordered.Map:
-		return true, nil
-	case *undefined:
-		if r.strictFor(x) {
-			return false, x.err()
-		}
+	switch v.(type) {
+	case string, *pyList, tuple, *namedTuple, *ordered.Map:
 		return true, nil
 	}
 	return false, nil
+}
+
+// hasCased reports whether s has a letter with case, which Python's
+// islower and isupper require.
+func hasCased(s string) bool {
+	for _, c := range s {
+		if unicode.IsUpper(c) || unicode.IsLower(c) || unicode.IsTitle(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func tIterable(r *runner, v any, _ []any) (bool, error) {
@@ -123,22 +133,21 @@ func tIterable(r *runner, v any, _ []any) (bool, error) {
 	return false, nil
 }
 
+// intTest is jinja2's even/odd: value % 2 compared with 0 or 1, so the
+// errors are those of Python's % operator.
 func intTest(fn func(int) bool) testFunc {
 	return func(r *runner, v any, _ []any) (bool, error) {
-		if u, ok := v.(*undefined); ok {
-			return false, u.err()
+		m, err := r.arith("%", v, 2)
+		if err != nil {
+			return false, err
 		}
-		n, ok := asInt(v)
-		if !ok {
-			if f, isF := v.(float64); isF {
-				if f != float64(int(f)) {
-					return false, nil
-				}
-				return fn(int(f)), nil
-			}
-			return false, typeErr("not all arguments converted during string formatting")
+		switch x := m.(type) {
+		case int:
+			return fn(x), nil
+		case float64:
+			return x == math.Trunc(x) && fn(int(x)), nil
 		}
-		return fn(n), nil
+		return false, nil
 	}
 }
 

@@ -583,6 +583,9 @@ func (r *runner) contains(container, item any) (bool, error) {
 		}
 		return strings.Contains(c, s), nil
 	case *pyList, tuple, *dictView:
+		if u, ok := item.(*undefined); ok && r.strictFor(u) && seqLen(c)+dictViewLen(c) > 0 {
+			return false, u.err() // list.__contains__ calls StrictUndefined.__eq__
+		}
 		xs, _ := r.iterate(c)
 		for _, x := range xs {
 			if equal(x, item) {
@@ -591,6 +594,9 @@ func (r *runner) contains(container, item any) (bool, error) {
 		}
 		return false, nil
 	case *ordered.Map:
+		if hashableTuple(item) {
+			return false, nil // dict keys are never tuples in Brine's model
+		}
 		if !hashable(item) {
 			return false, typeErr("unhashable type: '%s'", typeName(item))
 		}
@@ -606,6 +612,21 @@ func (r *runner) contains(container, item any) (bool, error) {
 		return false, nil
 	}
 	return false, typeErr("argument of type '%s' is not iterable", typeName(container))
+}
+
+// hashableTuple reports a tuple of hashable items, which Python accepts
+// as a dict key.
+func hashableTuple(v any) bool {
+	t, ok := plainTuple(v).(tuple)
+	if !ok {
+		return false
+	}
+	for _, x := range t {
+		if !hashable(x) && !hashableTuple(x) {
+			return false
+		}
+	}
+	return true
 }
 
 func hashable(v any) bool {
@@ -686,4 +707,11 @@ func sortValues(items []any, key func(any) any, reverse bool) error {
 		return c < 0
 	})
 	return err
+}
+
+func dictViewLen(v any) int {
+	if d, ok := v.(*dictView); ok {
+		return len(d.items)
+	}
+	return 0
 }
