@@ -3,8 +3,6 @@ package file
 import (
 	"context"
 	"fmt"
-	"path"
-	"strings"
 
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
@@ -29,7 +27,9 @@ func (s saltCaller) Has(fun string) bool {
 // TemplateVars holds what salt.utils.templates passes a file template
 // besides grains, pillar, opts and salt: the managed file's arguments and
 // the merged defaults and context (context wins, and both override the
-// fixed names, as wrap_tmpl_func's kws.update(context) does).
+// fixed names, as wrap_tmpl_func's kws.update(context) does). There is
+// no sls in that context, so, as in Salt, tpldir, tplfile and the slspath
+// family are not defined in file templates.
 type TemplateVars struct {
 	Name, Source, Saltenv string
 	User, Group, Mode     any
@@ -48,16 +48,6 @@ func RenderTemplate(ctx context.Context, env *modules.Env, engine, src string, v
 		"name": v.Name, "source": v.Source, "user": v.User, "group": v.Group, "mode": v.Mode,
 		"attrs": nil, "saltenv": v.Saltenv,
 		"grains": orEmpty(env.Grains), "pillar": orEmpty(env.Pillar), "opts": orEmpty(env.Opts),
-	}
-	if rel, ok := strings.CutPrefix(v.Source, "salt://"); ok {
-		rel, _, _ = strings.Cut(rel, "?")
-		dir := path.Dir(rel)
-		if dir == "." {
-			dir = ""
-		}
-		root, _, _ := strings.Cut(dir, "/")
-		vars["tplfile"], vars["tpldir"], vars["tplroot"] = rel, dir, root
-		vars["tpldot"] = strings.ReplaceAll(dir, "/", ".")
 	}
 	for _, m := range []*ordered.Map{v.Defaults, v.Context} {
 		m.Range(func(k, val any) bool {
