@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/config"
+	_ "github.com/brinesalt/brine/state/modules/cron"
 	_ "github.com/brinesalt/brine/state/modules/disk"
 	_ "github.com/brinesalt/brine/state/modules/environ"
 	_ "github.com/brinesalt/brine/state/modules/file"
