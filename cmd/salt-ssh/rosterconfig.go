@@ -16,8 +16,12 @@ import (
 // backend, ssh_scan_ports and ssh_scan_timeout for the scan backend,
 // ssh_update_roster, and ssh_remote_port_forwards. A flag the user gave
 // (or a Saltfile set) wins over the master config, as Salt's
-// MergeConfigMixIn makes it.
+// MergeConfigMixIn makes it. The master option roster (the backends)
+// likewise replaces --roster's default in o.
 func rosterExtras(rc *roster.Config, cfg *config.Master, o *options) error {
+	if s, ok := cfg.Raw.Value("roster").(string); ok && s != "" && !o.set["roster"] {
+		o.roster = s
+	}
 	rc.Nodegroups = plainMap(cfg.Nodegroups)
 	rc.SSHConfigFile = cfg.SSHConfigFile
 	rc.ScanPorts = o.scanPorts
