@@ -258,8 +258,10 @@ func (r *reader) mapN(n, depth int) (any, error) {
 // msgpack-python rejects them ("unhashable type").
 func (r *reader) mapKey(k any) (any, error) {
 	switch x := k.(type) {
-	case nil, bool, int, uint64, float64, string, time.Time:
+	case nil, bool, int, float64, string, time.Time:
 		return k, nil
+	case uint64:
+		return UintKey(x), nil
 	case []byte:
 		return BinKey(x), nil
 	}

@@ -35,6 +35,11 @@ type Constant struct {
 // and are packed back as raw.
 type BinKey string
 
+// UintKey is a map key above math.MaxInt64. ordered.Map folds uint64
+// keys onto int, which would change their value, so such keys keep this
+// type.
+type UintKey uint64
+
 // Errors from the codec. A decode failure wraps ErrMalformed (Salt raises
 // SaltDeserializationError for all of them).
 var (
@@ -88,6 +93,8 @@ func appendValue(b []byte, v any, bin bool, depth int) ([]byte, error) {
 		return appendUint(b, uint64(x)), nil
 	case uint64:
 		return appendUint(b, x), nil
+	case UintKey:
+		return appendUint(b, uint64(x)), nil
 	case *big.Int:
 		// Salt turns integers msgpack cannot hold into their decimal text.
 		if x.IsInt64() {

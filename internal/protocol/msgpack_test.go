@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -257,4 +258,43 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("round trip differs:\n%s", d)
 		}
 	})
+}
+
+// TestPythonRandomReencode decodes values msgpack-python packed and packs
+// them again: the bytes must be identical, wire and bin-type alike.
+func TestPythonRandomReencode(t *testing.T) {
+	data, err := os.ReadFile("testdata/msgpack_random.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vec struct{ Wire, Bin []string }
+	if err := json.Unmarshal(data, &vec); err != nil {
+		t.Fatal(err)
+	}
+	check := func(kind string, i int, h string, dec Decoder, enc func(any) ([]byte, error)) {
+		in, _ := hex.DecodeString(h)
+		v, err := dec.Unmarshal(in)
+		if err != nil {
+			t.Fatalf("%s %d: decode: %v", kind, i, err)
+		}
+		out, err := enc(v)
+		if err != nil {
+			t.Fatalf("%s %d: encode: %v", kind, i, err)
+		}
+		if !bytes.Equal(in, out) {
+			at := 0
+			for at < len(in) && at < len(out) && in[at] == out[at] {
+				at++
+			}
+			lo := max(at-8, 0)
+			t.Errorf("%s %d: re-encoded bytes differ at %d: in …%x…, out …%x…", kind, i, at,
+				in[lo:min(at+16, len(in))], out[lo:min(at+16, len(out))])
+		}
+	}
+	for i, h := range vec.Wire {
+		check("wire", i, h, Decoder{}, Marshal)
+	}
+	for i, h := range vec.Bin {
+		check("bin", i, h, Decoder{BinType: true}, MarshalBin)
+	}
 }
