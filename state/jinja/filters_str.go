@@ -136,6 +136,9 @@ func fIndent(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 		if u, isU := v.(*undefined); isU {
 			return nil, u.err()
 		}
+		if _, isList := v.(*pyList); isList {
+			return nil, typeErr("'list' object has no attribute 'splitlines'")
+		}
 		return nil, typeErr("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
 	}
 	width := arg(args, kw, 0, "width", 4)

@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -162,7 +163,7 @@ func intArith(op string, a, b int) (any, error) {
 			if a == 0 {
 				return nil, runtimeErr("0.0 cannot be raised to a negative power")
 			}
-			return math.Pow(float64(a), float64(b)), nil
+			return pyPow(float64(a), float64(b)), nil
 		}
 		res := 1
 		for i := 0; i < b && i < 4096; i++ {
@@ -207,7 +208,39 @@ func floatArith(op string, a, b float64) (any, error) {
 		if a < 0 && b != math.Trunc(b) {
 			return nil, runtimeErr("complex results are not supported")
 		}
-		return math.Pow(a, b), nil
+		return pyPow(a, b), nil
 	}
 	return nil, runtimeErr("unknown operator %s", op)
+}
+
+// pyPow is float ** float with the correctly rounded results C's pow
+// (and so Python) gives for integral and half-integral exponents, where
+// Go's math.Pow can be an ulp off.
+func pyPow(a, b float64) float64 {
+	if math.IsInf(a, 0) || math.IsNaN(a) || math.IsInf(b, 0) || math.IsNaN(b) || a == 0 ||
+		math.Abs(b) > 1024 || b*2 != math.Trunc(b*2) {
+		return math.Pow(a, b)
+	}
+	const prec = 256
+	x := new(big.Float).SetPrec(prec).SetFloat64(a)
+	n := int(math.Abs(math.Trunc(b)))
+	res := new(big.Float).SetPrec(prec).SetInt64(1)
+	base := new(big.Float).SetPrec(prec).Set(x)
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			res.Mul(res, base)
+		}
+		base.Mul(base, base)
+	}
+	if b != math.Trunc(b) {
+		if a < 0 {
+			return math.NaN()
+		}
+		res.Mul(res, new(big.Float).SetPrec(prec).Sqrt(x))
+	}
+	if b < 0 {
+		res.Quo(new(big.Float).SetPrec(prec).SetInt64(1), res)
+	}
+	f, _ := res.Float64()
+	return f
 }
