@@ -177,3 +177,26 @@ func TestKeyvalue(t *testing.T) {
 		step{"file.keyvalue", false, []any{"name", h.p("nope"), "key", "a", "value", 1}, states.False, "unable to open " + h.p("nope"), ""},
 	)
 }
+
+func TestSerialize(t *testing.T) {
+	h := newHarness(t)
+	y, j := h.p("d.yaml"), h.p("d.json")
+	data := ordered.FromPairs("b", 1, "a", []any{"x", "y"}, "c", ordered.FromPairs("d", true))
+	h.check(
+		step{"file.serialize", true, []any{"name", y, "dataset", data}, states.None, "Dataset will be serialized and stored into " + y, `{"newfile":"` + y + `"}`},
+		step{"file.serialize", false, []any{"name", y, "dataset", data}, states.True, "File " + y + " updated", `{"diff":"New file"}`},
+		step{"file.serialize", false, []any{"name", y, "dataset", data}, states.True, "File " + y + " is in the correct state", `{}`},
+		step{"file.serialize", false, []any{"name", j, "dataset", data, "serializer", "json"}, states.True, "", ""},
+		step{"file.serialize", false, []any{"name", j, "dataset", ordered.FromPairs("c", ordered.FromPairs("e", 2)), "serializer", "json",
+			"merge_if_exists", true}, states.True, "File " + j + " updated", `{"diff":{"c":{"e":{"new":2,"old":"\u003c_null_\u003e"}}}}`},
+		step{"file.serialize", false, []any{"name", j, "dataset", ordered.FromPairs("b", 1), "serializer", "json",
+			"merge_if_exists", true}, states.True, "The file " + j + " is in the correct state", `{}`},
+		step{"file.serialize", false, []any{"name", j}, states.False, "Neither 'dataset' nor 'dataset_pillar' was defined", ""},
+	)
+	if got := readFile(t, y); got != "a:\n- x\n- y\nb: 1\nc:\n  d: true\n" {
+		t.Errorf("yaml = %q", got)
+	}
+	if got := readFile(t, j); got != "{\n  \"a\": [\n    \"x\",\n    \"y\"\n  ],\n  \"b\": 1,\n  \"c\": {\n    \"d\": true,\n    \"e\": 2\n  }\n}\n" {
+		t.Errorf("json = %q", got)
+	}
+}
