@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -43,6 +44,8 @@ type HighState struct {
 	// TopErrors collects top files that failed to render; GetTop treats
 	// them as empty, as Salt's get_top does after logging.
 	TopErrors []string
+	// Log receives Salt's render failure messages; nil discards them.
+	Log *slog.Logger
 
 	iorder int
 	avail  map[string][]string
@@ -119,6 +122,13 @@ func Single(saltenv string, sls []string) *Matches {
 	m.ensure(saltenv)
 	m.SLS[saltenv] = append(m.SLS[saltenv], sls...)
 	return m
+}
+
+func (h *HighState) log() *slog.Logger {
+	if h.Log != nil {
+		return h.Log
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // renderMsg formats a render failure as render_state does.

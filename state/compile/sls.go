@@ -3,6 +3,7 @@ package compile
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -108,7 +109,9 @@ func (h *HighState) renderState(ctx context.Context, sls, saltenv string, mods m
 	}
 	data, rerr := h.Render(ctx, src, rel, saltenv, sls)
 	if rerr != nil {
-		errs = append(errs, renderMsg(saltenv, sls, rerr))
+		msg := renderMsg(saltenv, sls, rerr)
+		h.log().Log(ctx, slog.Level(12), msg)
+		errs = append(errs, msg)
 	}
 	mods[saltenv+":"+sls] = true
 	if !truthyVal(data) {

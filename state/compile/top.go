@@ -53,6 +53,7 @@ func (h *HighState) renderTops(ctx context.Context) (tops []envTop, failed bool,
 		data, err := h.Render(ctx, src, "top.sls", env, "top")
 		if err != nil {
 			h.TopErrors = append(h.TopErrors, "Rendering Primary Top file failed, render error:\n"+err.Error())
+			h.log().Error("Unable to render top file: " + err.Error())
 			return nil, true, nil
 		}
 		m, _ := data.(*ordered.Map)

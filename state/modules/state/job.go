@@ -208,6 +208,7 @@ func (j *job) renderFunc(files *fileclient.Client, pillarData func() *ordered.Ma
 func (j *job) highstate() *compile.HighState {
 	hs := compile.NewHighState(j.files, j.renderFunc(j.files, func() *ordered.Map { return j.pillar }), j.matcher(j.pillar))
 	hs.Saltenv = j.saltenv
+	hs.Log = j.log
 	if v, ok := j.env.Opts.Get("state_auto_order"); ok {
 		hs.AutoOrder = modules.Truthy(v)
 	}
