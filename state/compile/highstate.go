@@ -124,6 +124,9 @@ func Single(saltenv string, sls []string) *Matches {
 	return m
 }
 
+// levelCritical is Salt's CRITICAL level, as internal/logging maps it.
+const levelCritical = slog.Level(12)
+
 func (h *HighState) log() *slog.Logger {
 	if h.Log != nil {
 		return h.Log

@@ -3,7 +3,6 @@ package compile
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -110,7 +109,7 @@ func (h *HighState) renderState(ctx context.Context, sls, saltenv string, mods m
 	data, rerr := h.Render(ctx, src, rel, saltenv, sls)
 	if rerr != nil {
 		msg := renderMsg(saltenv, sls, rerr)
-		h.log().Log(ctx, slog.Level(12), msg)
+		h.log().Log(ctx, levelCritical, msg)
 		errs = append(errs, msg)
 	}
 	mods[saltenv+":"+sls] = true
