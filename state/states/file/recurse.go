@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/state/modules"
+	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
@@ -78,6 +79,11 @@ func recurse(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if !isDir(name) {
 		if pathExists(name) {
 			return fail(name, fmt.Sprintf("The path %s exists and is not a directory", name)), nil
+		}
+		if !c.Env.Test {
+			if err := fmod.Mkdir(name, usr, grp, normMode(c.Arg("dir_mode")), false); err != nil {
+				return nil, err
+			}
 		}
 	}
 	rr := &recurseRet{result: states.True, changes: ordered.New(), comments: ordered.New()}
