@@ -161,7 +161,7 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 			ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
 		}
 	}
-	if low.Has("check_cmd") && !r.States.Has(r.Env, str(low.Value("state"))+".mod_run_check_cmd") {
+	if low.Has("check_cmd") && r.globalCheckCmd(low, f) {
 		r.runCheckCmd(ctx, low, ret)
 	}
 	if isPre {
@@ -179,6 +179,21 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 		ret = r.retry(ctx, low, reqs, retries, ret, &env)
 	}
 	return ret
+}
+
+// globalCheckCmd reports whether the state system runs check_cmd itself:
+// unless the module has mod_run_check_cmd and the function takes a
+// check_cmd parameter.
+func (r *Runner) globalCheckCmd(low Chunk, f *states.Function) bool {
+	if !r.States.Has(r.Env, str(low.Value("state"))+".mod_run_check_cmd") {
+		return true
+	}
+	for _, p := range f.Spec.Params {
+		if p.Name == "check_cmd" {
+			return false
+		}
+	}
+	return true
 }
 
 // invoke calls the state function, turning a Go error into Salt's
