@@ -258,7 +258,14 @@ func (r *reader) mapN(n, depth int) (any, error) {
 // msgpack-python rejects them ("unhashable type").
 func (r *reader) mapKey(k any) (any, error) {
 	switch x := k.(type) {
-	case nil, bool, int, float64, string, time.Time:
+	case float64:
+		// A NaN never equals itself, so a Go map cannot hold it as a
+		// key; Brine refuses what Python would accept here.
+		if x != x {
+			return nil, r.fail("NaN map key")
+		}
+		return k, nil
+	case nil, bool, int, string, time.Time:
 		return k, nil
 	case uint64:
 		return UintKey(x), nil

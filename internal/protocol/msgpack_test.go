@@ -298,3 +298,9 @@ func TestPythonRandomReencode(t *testing.T) {
 		check("bin", i, h, Decoder{BinType: true}, MarshalBin)
 	}
 }
+
+func TestNaNKeyRefused(t *testing.T) {
+	if _, err := Unmarshal([]byte{0x81, 0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 1, 0x01}); !errors.Is(err, ErrMalformed) {
+		t.Errorf("err = %v", err)
+	}
+}
