@@ -74,6 +74,7 @@ func (r *Registry) Open(ctx context.Context, names string, cfg Config) (Roster, 
 	}
 	var rs []Roster
 	adhoc := cfg // --update-roster appends to the flat backend's file
+	hasFlat := false
 	for _, spec := range strings.Split(names, ",") {
 		name, file, hasFile := strings.Cut(strings.TrimSpace(spec), "=")
 		name = strings.TrimSpace(name)
@@ -83,6 +84,7 @@ func (r *Registry) Open(ctx context.Context, names string, cfg Config) (Roster, 
 		if !ok {
 			return nil, fmt.Errorf("open roster %q: %w", name, ErrUnknownBackend)
 		}
+		hasFlat = hasFlat || name == "flat"
 		bcfg := cfg
 		if hasFile {
 			bcfg.File = strings.TrimSpace(file)
@@ -95,6 +97,12 @@ func (r *Registry) Open(ctx context.Context, names string, cfg Config) (Roster, 
 			return nil, fmt.Errorf("open roster %q: %w", name, err)
 		}
 		rs = append(rs, ro)
+	}
+	if adhoc.UpdateRoster && !hasFlat {
+		// Salt appends to roster_file whatever the backend; appending YAML
+		// to an Ansible inventory would break it.
+		cfg.logger().Warn("--update-roster needs the flat roster; not updating")
+		adhoc.UpdateRoster = false
 	}
 	return &AdHoc{Roster: merged(rs), Config: adhoc}, nil
 }
