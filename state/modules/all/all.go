@@ -3,6 +3,7 @@
 package all
 
 import (
+	_ "github.com/brinesalt/brine/state/modules/archive"
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/config"
 	_ "github.com/brinesalt/brine/state/modules/cron"
