@@ -1,6 +1,7 @@
 package pki
 
 import (
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,6 +82,33 @@ func (m *Master) Init(keySize int) error {
 		}
 	}
 	return nil
+}
+
+// Keys loads master.pem, generating the pair first when missing, and
+// returns it with master.pub cleaned as the _auth reply's pub_key
+// (MasterKeys: __get_keys and get_pub_str, which rewrites a missing
+// master.pub from the private key).
+func (m *Master) Keys(keySize int, passphrase string) (*rsa.PrivateKey, string, error) {
+	priv := filepath.Join(m.Dir, "master.pem")
+	if _, err := os.Stat(priv); errors.Is(err, fs.ErrNotExist) {
+		if _, err := crypt.GenKeys(m.Dir, "master", keySize); err != nil {
+			return nil, "", fmt.Errorf("master keys: %w", err)
+		}
+	}
+	k, err := crypt.LoadPrivateKey(priv, passphrase)
+	if err != nil {
+		return nil, "", fmt.Errorf("master keys: %w", err)
+	}
+	pubPath := filepath.Join(m.Dir, "master.pub")
+	pub, err := os.ReadFile(pubPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		pub = crypt.EncodePublicKey(&k.PublicKey)
+		err = crypt.WriteFileAtomic(pubPath, pub, crypt.PublicKeyPerm)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("master keys: %w", err)
+	}
+	return k, crypt.CleanKey(string(pub)), nil
 }
 
 // ValidID reports whether id may name a key file: no "/", "\" or NUL,

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Minion is a minion's pki_dir: minion.pem, minion.pub and the cached
@@ -67,4 +69,55 @@ func (m *Minion) SaveMasterPub(pub string) error {
 		return fmt.Errorf("save master pub: %w", err)
 	}
 	return nil
+}
+
+// ErrMasterKeyChanged is a master whose public key is not the one the
+// minion cached ("The master key has changed, the salt master could have
+// been subverted").
+var ErrMasterKeyChanged = errors.New("master public key has changed")
+
+// AuthRequest builds the minion's sign-in load
+// (AsyncAuth.minion_sign_in_payload): the token is encrypted for the
+// master only when its key is already cached, and the public key is
+// sent cleaned.
+func (m *Minion) AuthRequest(id, nonce string, token []byte, encAlgo, sigAlgo string, grains *ordered.Map) (*protocol.AuthRequest, error) {
+	pub, err := m.PubString()
+	if err != nil {
+		return nil, err
+	}
+	req := &protocol.AuthRequest{ID: id, Nonce: nonce, EncAlgo: encAlgo, SigAlgo: sigAlgo, AutosignGrains: grains, Pub: pub}
+	master, ok, err := m.MasterPub()
+	if err != nil || !ok {
+		return req, err
+	}
+	mk, err := crypt.ParsePublicKey([]byte(master))
+	if err != nil {
+		return req, nil // Salt logs the failure and signs in without a token.
+	}
+	if req.Token, err = crypt.Encrypt(mk, token, encAlgo); err != nil {
+		return nil, fmt.Errorf("auth request: %w", err)
+	}
+	return req, nil
+}
+
+// CheckMasterKey is AsyncAuth.verify_master without master public key
+// signing: when the minion sent a token (it had the key cached) and
+// open_mode is off, the offered key must equal the cached one; when
+// nothing is cached yet the offered key is saved. It reports whether the
+// key was saved now.
+func (m *Minion) CheckMasterKey(offered string, sentToken, openMode bool) (saved bool, err error) {
+	cached, ok, err := m.MasterPub()
+	if err != nil {
+		return false, err
+	}
+	if ok && sentToken && !openMode {
+		if crypt.CleanKey(offered) != cached {
+			return false, ErrMasterKeyChanged
+		}
+		return false, nil
+	}
+	if !ok {
+		return true, m.SaveMasterPub(offered)
+	}
+	return false, nil
 }

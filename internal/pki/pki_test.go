@@ -278,3 +278,43 @@ func TestAuthorizeFull(t *testing.T) {
 		t.Errorf("connected minion refused: %+v", out)
 	}
 }
+
+func TestMasterKeysAndMinionSignIn(t *testing.T) {
+	dir := t.TempDir()
+	master := NewMaster(filepath.Join(dir, "master"))
+	if err := master.Init(2048); err != nil {
+		t.Fatal(err)
+	}
+	mk, mpub, err := master.Keys(2048, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(master.Dir, "master.pub"))
+	if _, again, err := master.Keys(2048, ""); err != nil || again != mpub {
+		t.Errorf("rewritten master.pub differs: %v", err)
+	}
+	minion := NewMinion(filepath.Join(dir, "minion"))
+	if _, err := minion.Key(2048); err != nil {
+		t.Fatal(err)
+	}
+	req, err := minion.AuthRequest("m1", "n", []byte("tok"), crypt.OAEPSHA1, crypt.PKCS1v15SHA1, nil)
+	if err != nil || req.Token != nil {
+		t.Fatalf("first sign-in: token %v, %v", req.Token, err)
+	}
+	if saved, err := minion.CheckMasterKey(mpub, false, false); !saved || err != nil {
+		t.Fatalf("CheckMasterKey first = %v, %v", saved, err)
+	}
+	req, err = minion.AuthRequest("m1", "n", []byte("tok"), crypt.OAEPSHA1, crypt.PKCS1v15SHA1, nil)
+	if err != nil || req.Token == nil {
+		t.Fatalf("second sign-in: %v", err)
+	}
+	if tok, err := crypt.Decrypt(mk, req.Token, crypt.OAEPSHA1); err != nil || string(tok) != "tok" {
+		t.Errorf("token %q, %v", tok, err)
+	}
+	if _, err := minion.CheckMasterKey(readPub(t, "py_key.pub"), true, false); !errors.Is(err, ErrMasterKeyChanged) {
+		t.Errorf("changed master key: %v", err)
+	}
+	if _, err := minion.CheckMasterKey(readPub(t, "py_key.pub"), true, true); err != nil {
+		t.Errorf("open mode: %v", err)
+	}
+}
