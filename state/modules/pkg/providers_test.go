@@ -1,6 +1,7 @@
 package pkg
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -189,5 +190,25 @@ func TestAptWaitsForTheLock(t *testing.T) {
 	}
 	if n := len(f.Changing("dpkg-query")); n != 2 {
 		t.Errorf("apt-get ran %d times, want 2", n)
+	}
+}
+
+func TestAptInfoInstalled(t *testing.T) {
+	out := "package:brinetest-nginx\nrevision:\narchitecture:amd64\nmaintainer:Debian Nginx Maintainers\nsummary:\nsource:nginx\n" +
+		"version:1.22.1-9\nsection:httpd\ninstalled_size:1234\nsize:\nMD5:\nSHA1:\nSHA256:\norigin:\nhomepage:https://nginx.org\n" +
+		"status:ii \ndescription:small, powerful web server\n more text\n\n*/~^\\*\n" +
+		"package:gone\nversion:1.0\nstatus:rc \ndescription:x\n\n*/~^\\*\n"
+	f := (&pkgtest.Fake{}).On("dpkg-query -W *", 0, out)
+	got, err := call(t, newEnv(debianGrains(), f), "pkg.info_installed", []any{"brinetest-nginx", "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"brinetest-nginx":{"name":"brinetest-nginx","architecture":"amd64","packager":"Debian Nginx Maintainers","source":"nginx",` +
+		`"version":"1.22.1-9","group":"httpd","url":"https://nginx.org","description":"small, powerful web server\n more text\n"}}`
+	if js(got) != want {
+		t.Errorf("info_installed =\n%s\nwant\n%s", js(got), want)
+	}
+	if lines := f.Lines(); len(lines) != 1 || !strings.HasSuffix(lines[0], " brinetest-nginx gone") {
+		t.Errorf("ran %q", lines)
 	}
 }

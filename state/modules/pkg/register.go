@@ -41,6 +41,8 @@ func Register(r *modules.Registry, m *Module) {
 		modules.Spec{Params: []modules.Param{{Name: "name"}}, VarKw: true}, m.upgradeAvailable)
 	reg("version_cmp", "Compare two versions: -1, 0 or 1.",
 		modules.Spec{Params: []modules.Param{{Name: "pkg1"}, {Name: "pkg2"}, opt("ignore_epoch", false)}, VarKw: true}, m.versionCmp)
+	reg("info_installed", "Return the dpkg information of installed packages (apt only).",
+		modules.Spec{VarArgs: true, VarKw: true}, m.infoInstalled)
 	reg("normalize_name", "Strip the host's own architecture from a package name.",
 		modules.Spec{Params: []modules.Param{{Name: "name"}}}, func(_ context.Context, c *modules.Call) (any, error) {
 			j, err := m.newJob(c)
