@@ -88,3 +88,28 @@ func FuzzSSHConfigHosts(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAnsibleYAML is FuzzParseAnsibleINI for the YAML format.
+func FuzzParseAnsibleYAML(f *testing.F) {
+	for _, s := range []string{
+		"all:\n  hosts:\n    a:\n      ansible_host: 10.0.0.1\n  children:\n    g:\n      hosts:\n        b[1:3]:2222:\n      vars: {x: 1}\n",
+		"g: ~\nh:\n  children:\n    g:\n",
+		"all:\n  hosts: single\n",
+		"{\"all\": {\"children\": {\"x\": {\"children\": {\"all\": null}}}}}",
+	} {
+		f.Add([]byte(s))
+	}
+	cfg := testConfig()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		inv, err := ParseAnsibleYAML(src, "inv.yml")
+		if err != nil {
+			if len(Errors(err)) == 0 {
+				t.Fatalf("error is not a roster error: %v", err)
+			}
+			return
+		}
+		if _, err := NewAnsible(inv, cfg); err != nil && len(Errors(err)) == 0 {
+			t.Fatalf("target error is not a roster error: %v", err)
+		}
+	})
+}
