@@ -10,14 +10,17 @@ import (
 	"hash"
 	"math/big"
 	"strings"
+
+	"github.com/brinesalt/brine/internal/protocol"
 )
 
-// Algorithm names as Salt's options and _auth loads spell them.
+// Algorithm names as Salt's options and _auth loads spell them (the
+// same values as the protocol package's).
 const (
-	OAEPSHA1       = "OAEP-SHA1"
-	OAEPSHA224     = "OAEP-SHA224"
-	PKCS1v15SHA1   = "PKCS1v15-SHA1"
-	PKCS1v15SHA224 = "PKCS1v15-SHA224"
+	OAEPSHA1       = protocol.OAEPSHA1
+	OAEPSHA224     = protocol.OAEPSHA224
+	PKCS1v15SHA1   = protocol.PKCS1v15SHA1
+	PKCS1v15SHA224 = protocol.PKCS1v15SHA224
 )
 
 // encryptionHash returns the hash of a valid encryption algorithm
