@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hashicorp/go-multierror"
 )
 
 func init() { Register("sshconfig", openSSHConfig) }
@@ -59,9 +61,6 @@ func openSSHConfig(_ context.Context, cfg Config) (Roster, error) {
 func NewSSHConfigRoster(sc *SSHConfig, cfg Config) (*SSHConfigRoster, error) {
 	r := &SSHConfigRoster{File: sc.File, cfg: cfg}
 	defaults, errs := defaultFields(cfg.RosterDefaults, cfg.Options)
-	if len(errs) > 0 {
-		return nil, errs[0]
-	}
 	local := localUser()
 	for _, h := range sc.Hosts {
 		fields, files := sc.fields(h.Name, cfg.Options.User, local)
@@ -77,7 +76,7 @@ func NewSSHConfigRoster(sc *SSHConfig, cfg Config) (*SSHConfigRoster, error) {
 		r.Entries = append(r.Entries, Entry{ID: h.Name, Line: h.Line, Target: t})
 	}
 	if len(errs) > 0 {
-		return nil, errs[0]
+		return nil, multierror.Append(nil, errs...)
 	}
 	return r, nil
 }
