@@ -61,6 +61,18 @@ func TestHostCertificate(t *testing.T) {
 			t.Fatalf("Dial error = %v, want ErrHostKeyUnknown", err)
 		}
 	})
+	t.Run("CA line for a host without a certificate", func(t *testing.T) {
+		// x/crypto's knownhosts wants the CA key for plain keys too; that
+		// must read as unknown, not as a changed key.
+		f := newFixture(t, sshtest.Options{})
+		writeFile(t, f.cfg.KnownHostsFile, caLine(f))
+		_, err := Dial(context.Background(), f.cfg)
+		if !errors.Is(err, ErrHostKeyUnknown) {
+			t.Fatalf("Dial error = %v, want ErrHostKeyUnknown", err)
+		}
+		f.cfg.HostKey = HostKeyAcceptNew
+		f.dial(t).Close()
+	})
 	t.Run("accept-new records the certified key", func(t *testing.T) {
 		f := certHost(t, ca)
 		f.cfg.HostKey = HostKeyAcceptNew

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,6 +29,10 @@ type hostKeys struct {
 	log    *slog.Logger
 	db     ssh.HostKeyCallback // nil when the file does not exist
 	algos  []string            // preferred host key algorithms
+	// caLines are the "file:line" of @cert-authority entries: x/crypto's
+	// knownhosts reports their keys as wanted for plain host keys too,
+	// which would turn "not known" into a false mismatch.
+	caLines map[string]bool
 }
 
 // newHostKeys reads the known_hosts file once for this dial.
@@ -44,8 +49,39 @@ func newHostKeys(cfg *Config) (*hostKeys, error) {
 	if h.db, err = loadKnownHosts(h.files()...); err != nil {
 		return nil, err
 	}
-	h.algos = hostKeyAlgorithms(h.knownKeys())
+	h.caLines = certAuthorityLines(h.files())
+	known, ca := h.knownKeys()
+	h.algos = hostKeyAlgorithms(known, ca)
 	return h, nil
+}
+
+// certAuthorityLines finds the @cert-authority lines of files.
+func certAuthorityLines(files []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "@cert-authority") {
+				out[f+":"+strconv.Itoa(i+1)] = true
+			}
+		}
+	}
+	return out
+}
+
+// plainWant drops @cert-authority entries from what knownhosts wants.
+func (h *hostKeys) plainWant(want []knownhosts.KnownKey) (plain []knownhosts.KnownKey, ca bool) {
+	for _, k := range want {
+		if h.caLines[k.Filename+":"+strconv.Itoa(k.Line)] {
+			ca = true
+			continue
+		}
+		plain = append(plain, k)
+	}
+	return plain, ca
 }
 
 // files are the user file and the global files, in lookup order.
@@ -78,26 +114,35 @@ var probeKey, _ = ssh.NewPublicKey(ed25519.PublicKey(make([]byte, ed25519.Public
 
 var probeRemote = &net.TCPAddr{IP: net.IPv4zero}
 
-// knownKeys lists the keys known_hosts holds for the address.
-func (h *hostKeys) knownKeys() []knownhosts.KnownKey {
+// knownKeys lists the plain keys known_hosts holds for the address, and
+// whether a @cert-authority line covers it.
+func (h *hostKeys) knownKeys() ([]knownhosts.KnownKey, bool) {
 	if h.db == nil {
-		return nil
+		return nil, false
 	}
 	var ke *knownhosts.KeyError
 	if errors.As(h.db(h.addr, probeRemote, probeKey), &ke) {
-		return ke.Want
+		return h.plainWant(ke.Want)
 	}
-	return nil
+	return nil, false
 }
 
 // hostKeyAlgorithms puts the algorithms of already-known keys first, so a
 // server holding both an RSA and an ed25519 key presents the one we know
-// (as OpenSSH orders HostKeyAlgorithms from known_hosts).
-func hostKeyAlgorithms(known []knownhosts.KnownKey) []string {
-	if len(known) == 0 {
+// (as OpenSSH orders HostKeyAlgorithms from known_hosts); certificate
+// algorithms go first when a @cert-authority line covers the host.
+func hostKeyAlgorithms(known []knownhosts.KnownKey, ca bool) []string {
+	if len(known) == 0 && !ca {
 		return nil
 	}
 	var first []string
+	if ca {
+		for _, a := range ssh.SupportedAlgorithms().HostKeys {
+			if strings.Contains(a, "-cert-") {
+				first = append(first, a)
+			}
+		}
+	}
 	for _, k := range known {
 		for _, a := range algorithmsForKeyType(k.Key.Type()) {
 			if !slices.Contains(first, a) {
@@ -155,10 +200,16 @@ func (h *hostKeys) check(db ssh.HostKeyCallback, remote net.Addr, key ssh.Public
 		return nil
 	case errors.As(err, &re):
 		hkErr.Err, hkErr.Revoked, hkErr.Line = ErrHostKeyMismatch, true, re.Revoked.Line
-	case errors.As(err, &ke) && len(ke.Want) == 0:
-		hkErr.Err = ErrHostKeyUnknown
 	case errors.As(err, &ke):
-		hkErr.Err, hkErr.Line = ErrHostKeyMismatch, ke.Want[0].Line
+		want, _ := h.plainWant(ke.Want)
+		if len(want) == 0 {
+			hkErr.Err = ErrHostKeyUnknown
+			break
+		}
+		hkErr.Err, hkErr.Line = ErrHostKeyMismatch, want[0].Line
+		if want[0].Filename != h.file {
+			hkErr.KnownHostsFile = want[0].Filename
+		}
 	default:
 		return fmt.Errorf("check host key: %w", err)
 	}
