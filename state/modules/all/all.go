@@ -6,6 +6,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/archive"
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/config"
+	_ "github.com/brinesalt/brine/state/modules/cp"
 	_ "github.com/brinesalt/brine/state/modules/cron"
 	_ "github.com/brinesalt/brine/state/modules/disk"
 	_ "github.com/brinesalt/brine/state/modules/environ"
