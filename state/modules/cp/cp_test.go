@@ -225,4 +225,3 @@ func TestHashAndURLs(t *testing.T) {
 		t.Errorf("get_file_str = %v", got)
 	}
 }
-
