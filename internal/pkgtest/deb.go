@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -30,6 +31,7 @@ type AptRepo struct {
 func NewAptRepo(t testing.TB) *AptRepo {
 	t.Helper()
 	NeedRoot(t, "apt-get", "dpkg-deb", "dpkg-query")
+	lockPackages(t)
 	dir := t.TempDir()
 	r := &AptRepo{t: t, Dir: dir, repo: filepath.Join(dir, "repo"), Conf: filepath.Join(dir, "apt.conf")}
 	for _, d := range []string{"repo", "lists/partial", "cache/archives/partial", "build"} {
@@ -126,4 +128,24 @@ func DpkgStatus(name string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// lockPackages serialises the tests that install packages, across test
+// binaries (go test runs packages in parallel): each sees the package
+// database change only by its own doing. The lock is released after the
+// test's packages are purged, since cleanups run last-in first-out.
+func lockPackages(t testing.TB) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "brinetest-packages.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
 }

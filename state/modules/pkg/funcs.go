@@ -262,7 +262,21 @@ func (m *Module) install(ctx context.Context, c *modules.Call) (any, error) {
 			return nil, err
 		}
 	}
+	held, err := j.heldAmong(ctx, plan)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range held {
+		if _, err := j.setSelection(ctx, h, "install"); err != nil {
+			return nil, err
+		}
+	}
 	errs = append(errs, j.runAll(ctx, cmds)...)
+	for _, h := range held {
+		if _, err := j.setSelection(ctx, h, "hold"); err != nil {
+			return nil, err
+		}
+	}
 	j.forget()
 	nl, err := j.lists(ctx)
 	if err != nil {

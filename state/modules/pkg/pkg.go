@@ -10,9 +10,10 @@
 // return {name: {old, new}} from comparing list_pkgs before and after, and
 // purge returns {removed: …, installed: …} on Debian.
 //
-// Not supported: package holds (apt's unhold/hold around an install and
-// yum's versionlock), debconf, pkg_verify, resolve_capabilities, advisory
-// ids and the repository-management functions.
+// Holds are apt's only (pkg.hold, pkg.unhold, pkg.get_selections, and the
+// unhold/hold around an install of a held package); yum's versionlock is
+// not supported, nor are debconf, pkg_verify, resolve_capabilities,
+// advisory ids and the repository-management functions.
 package pkg
 
 import (

@@ -22,12 +22,12 @@ func TestAptRemovePurge(t *testing.T) {
 	if diff := cmp.Diff(want, js(got)); diff != "" {
 		t.Errorf("purge (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"apt-get -q -y purge libc6:i386 oldpkg"}, f.Changing("dpkg-query")); diff != "" {
+	if diff := cmp.Diff([]string{"apt-get -q -y purge libc6:i386 oldpkg"}, f.Changing("dpkg-query", "dpkg --get-selections")); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 	f2 := (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgBefore)
 	got, err = call(t, newEnv(debianGrains(), f2), "pkg.remove", nil, "pkgs", []any{"absent"})
-	if err != nil || js(got) != "{}" || len(f2.Changing("dpkg-query")) != 0 {
+	if err != nil || js(got) != "{}" || len(f2.Changing("dpkg-query", "dpkg --get-selections")) != 0 {
 		t.Errorf("remove of an absent package = %v %v, ran %v", js(got), err, f2.Lines())
 	}
 }
@@ -188,7 +188,7 @@ func TestAptWaitsForTheLock(t *testing.T) {
 	if err != nil || js(got) != `{"nginx":{"old":"","new":"1.22.1-9"}}` {
 		t.Errorf("install = %s %v", js(got), err)
 	}
-	if n := len(f.Changing("dpkg-query")); n != 2 {
+	if n := len(f.Changing("dpkg-query", "dpkg --get-selections")); n != 2 {
 		t.Errorf("apt-get ran %d times, want 2", n)
 	}
 }
@@ -211,4 +211,44 @@ func TestAptInfoInstalled(t *testing.T) {
 	if lines := f.Lines(); len(lines) != 1 || !strings.HasSuffix(lines[0], " brinetest-nginx gone") {
 		t.Errorf("ran %q", lines)
 	}
+}
+
+func TestAptHolds(t *testing.T) {
+	f := (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgBefore).On("dpkg-query *", 0, dpkgAfter).
+		On("dpkg --get-selections nginx", 0, "nginx\t\t\t\t\thold\n").
+		On("dpkg --get-selections bash", 0, "bash\t\t\t\t\tinstall\n").
+		On("dpkg --get-selections *", 0, "bash\t\t\t\t\tinstall\nnginx\t\t\t\t\thold\n")
+	env := newEnv(debianGrains(), f)
+	if _, err := call(t, env, "pkg.install", []any{"nginx"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"dpkg --set-selections", installCmd("nginx"), "dpkg --set-selections"}
+	if diff := cmp.Diff(want, f.Changing("dpkg-query", "dpkg --get-selections")); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	var stdin []string
+	for _, c := range f.Calls {
+		if c.Stdin != "" {
+			stdin = append(stdin, c.Stdin)
+		}
+	}
+	if diff := cmp.Diff([]string{"nginx install", "nginx hold"}, stdin); diff != "" {
+		t.Errorf("selections (-want +got):\n%s", diff)
+	}
+	got, _ := call(t, env, "pkg.hold", []any{"bash"})
+	if want := `{"bash":{"name":"bash","changes":{"old":"install","new":"hold"},"result":true,"comment":"Package bash is now being held."}}`; js(got) != want {
+		t.Errorf("hold = %s", js(got))
+	}
+	got, _ = call(t, env, "pkg.unhold", nil, "pkgs", []any{"bash"})
+	if want := `{"bash":{"name":"bash","changes":{},"result":true,"comment":"Package bash is already set not to be held."}}`; js(got) != want {
+		t.Errorf("unhold = %s", js(got))
+	}
+	got, _ = call(t, env, "pkg.get_selections", nil, "state", "hold")
+	if want := `{"hold":["nginx"]}`; js(got) != want {
+		t.Errorf("get_selections = %s", js(got))
+	}
+}
+
+func installCmd(targets string) string {
+	return "apt-get -q -y -o DPkg::Options::=--force-confold -o DPkg::Options::=--force-confdef install " + targets
 }

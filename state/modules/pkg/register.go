@@ -43,6 +43,11 @@ func Register(r *modules.Registry, m *Module) {
 		modules.Spec{Params: []modules.Param{{Name: "pkg1"}, {Name: "pkg2"}, opt("ignore_epoch", false)}, VarKw: true}, m.versionCmp)
 	reg("info_installed", "Return the dpkg information of installed packages (apt only).",
 		modules.Spec{VarArgs: true, VarKw: true}, m.infoInstalled)
+	holdSpec := modules.Spec{Params: []modules.Param{opt("name", nil), opt("pkgs", nil), opt("sources", nil)}, VarKw: true}
+	reg("hold", "Put packages on hold (apt: dpkg --set-selections).", holdSpec, m.hold(true))
+	reg("unhold", "Take packages off hold.", holdSpec, m.hold(false))
+	reg("get_selections", "Return dpkg's selection states: {state: [packages]}.",
+		modules.Spec{Params: []modules.Param{opt("pattern", nil), opt("state", nil)}}, m.getSelections)
 	reg("normalize_name", "Strip the host's own architecture from a package name.",
 		modules.Spec{Params: []modules.Param{{Name: "name"}}}, func(_ context.Context, c *modules.Call) (any, error) {
 			j, err := m.newJob(c)

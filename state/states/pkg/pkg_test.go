@@ -77,7 +77,7 @@ func check(t *testing.T, f *pkgtest.Fake, got *states.Result, w expect) {
 	if diff := cmp.Diff(w.changes, js(got.Changes)); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(w.commands, f.Changing("dpkg-query", "apt-cache")); diff != "" {
+	if diff := cmp.Diff(w.commands, f.Changing("dpkg-query", "apt-cache", "dpkg --get-selections")); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 }
