@@ -134,9 +134,16 @@ func DpkgStatus(name string) string {
 // binaries (go test runs packages in parallel): each sees the package
 // database change only by its own doing. The lock is released after the
 // test's packages are purged, since cleanups run last-in first-out.
-func lockPackages(t testing.TB) {
+func lockPackages(t testing.TB) { lockFile(t, "brinetest-packages.lock") }
+
+// LockAccounts serialises the tests that add real users and groups
+// across test binaries, so that concurrent useradd and groupadd calls
+// never meet /etc/passwd locked.
+func LockAccounts(t testing.TB) { lockFile(t, "brinetest-accounts.lock") }
+
+func lockFile(t testing.TB, name string) {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "brinetest-packages.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,7 @@ func TestGroupInfo(t *testing.T) {
 // TestRealGroup adds, changes and removes a real group.
 func TestRealGroup(t *testing.T) {
 	pkgtest.NeedRoot(t, "groupadd", "groupdel", "gpasswd")
+	pkgtest.LockAccounts(t)
 	name := pkgtest.UniqueName("brinetest-")
 	pkgtest.CleanupGroup(t, name)
 	env := newEnv(&Module{Run: syscmd.Exec, Which: syscmd.Which})

@@ -91,6 +91,7 @@ func TestUserCommands(t *testing.T) {
 // TestRealUser adds, changes and removes a real user.
 func TestRealUser(t *testing.T) {
 	pkgtest.NeedRoot(t, "useradd", "userdel", "usermod")
+	pkgtest.LockAccounts(t)
 	name := pkgtest.UniqueName("brinetest-")
 	pkgtest.CleanupUser(t, name)
 	env := newEnv(&Module{Run: syscmd.Exec, Which: syscmd.Which})

@@ -129,6 +129,7 @@ func TestGroupPresentFacts(t *testing.T) {
 // user through the states.
 func TestRealUserGroupStates(t *testing.T) {
 	pkgtest.NeedRoot(t, "useradd", "userdel", "usermod", "groupadd", "groupdel", "gpasswd")
+	pkgtest.LockAccounts(t)
 	grp := pkgtest.UniqueName("brinetest-g")
 	usr := pkgtest.UniqueName("brinetest-u")
 	pkgtest.CleanupUser(t, usr)
