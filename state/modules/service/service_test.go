@@ -163,10 +163,13 @@ func TestSysVWithInsservAndChkconfig(t *testing.T) {
 	}
 	f2 := (&pkgtest.Fake{}).On("runlevel", 0, "N 3").On("/sbin/chkconfig --list httpd", 0, "httpd 0:off 1:off 2:on 3:on 4:on 5:on 6:off")
 	env = newEnv(ordered.FromPairs("os_family", "RedHat"), &Module{Run: f2.Run, Which: which("service", "chkconfig"), Root: sysvRoot(t)})
-	for fun, want := range map[string]any{"service.enabled": true, "service.enable": true} {
-		if got, err := env.Run(context.Background(), fun, []any{"httpd"}, nil); err != nil || got != want {
+	for _, fun := range []string{"service.enabled", "service.enable", "service.start"} {
+		if got, err := env.Run(context.Background(), fun, []any{"httpd"}, nil); err != nil || got != true {
 			t.Errorf("%s = %v %v", fun, got, err)
 		}
+	}
+	if diff := cmp.Diff([]string{"/sbin/chkconfig httpd on", "/sbin/service httpd start"}, f2.Changing("runlevel", "/sbin/chkconfig --list")); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 }
 

@@ -16,9 +16,14 @@ import (
 // script and linking it into /etc/rcN.d directly.
 type sysv struct{}
 
-// runner returns the command running verb on the service: `service NAME
-// VERB` when the service tool exists, else the init script itself.
+// runner returns the command running verb on the service: rh_service's
+// `/sbin/service NAME VERB` on chkconfig hosts, debian_service's
+// `service NAME VERB` when the service tool exists, else the init
+// script itself.
 func (sysv) runner(j *job, name, verb string) []string {
+	if j.which("update-rc.d") == "" && j.which("chkconfig") != "" {
+		return []string{"/sbin/service", name, verb}
+	}
 	if s := j.which("service"); s != "" {
 		return []string{"service", name, verb}
 	}
