@@ -20,9 +20,10 @@ type (
 	}
 	ifNode struct {
 		pos
-		conds  []expr
-		bodies [][]node
-		orelse []node
+		conds     []expr
+		condLines []int // the line of each if/elif tag
+		bodies    [][]node
+		orelse    []node
 	}
 	forNode struct {
 		pos

@@ -127,13 +127,15 @@ func (r *runner) execNode(n node, f *frame, w *strings.Builder) error {
 	case *ifNode:
 		for i, c := range n.conds {
 			v, err := r.eval(c, f)
-			if err != nil {
-				return err
+			if err == nil {
+				var ok bool
+				ok, err = r.truthy(v)
+				v = ok
 			}
-			ok, err := r.truthy(v)
 			if err != nil {
-				return err
+				return annotate(err, f, n.condLines[i])
 			}
+			ok := v.(bool)
 			if ok {
 				return r.exec(n.bodies[i], f, w)
 			}

@@ -14,6 +14,7 @@ type parser struct {
 	// tags being looked for, for Jinja's error messages.
 	blockStack []string
 	endStack   [][]string
+	loopDepth  int
 }
 
 func parse(src string, opts lexOptions) ([]node, error) {
@@ -33,6 +34,7 @@ func parse(src string, opts lexOptions) ([]node, error) {
 }
 
 func (p *parser) cur() token  { return p.toks[p.i] }
+func (p *parser) prev() token { return p.toks[max(p.i-1, 0)] }
 func (p *parser) peek() token { return p.toks[min(p.i+1, len(p.toks)-1)] }
 func (p *parser) next() token {
 	t := p.toks[p.i]
@@ -313,22 +315,24 @@ func (p *parser) statement() (node, error) {
 	return nil, p.failUnknown(t.val, t.line)
 }
 
-func (p *parser) inLoop() bool {
-	for i := len(p.blockStack) - 2; i >= 0; i-- {
-		switch p.blockStack[i] {
-		case "for":
-			return true
-		case "macro", "call":
-			return false
-		}
-	}
-	return false
+// inLoop reports whether a break or continue here would be inside the
+// Python loop Jinja compiles a for body to: not in its else clause, not
+// in a macro or call block defined in the body.
+func (p *parser) inLoop() bool { return p.loopDepth > 0 }
+
+// withLoopDepth parses with loopDepth set to d, restoring it after.
+func (p *parser) withLoopDepth(d int, fn func() error) error {
+	saved := p.loopDepth
+	p.loopDepth = d
+	defer func() { p.loopDepth = saved }()
+	return fn()
 }
 
 func (p *parser) parseIf(line int) (node, error) {
 	n := &ifNode{pos: pos{line}}
 	p.next()
 	for {
+		n.condLines = append(n.condLines, p.prev().line)
 		cond, err := p.parseTuple(false, false)
 		if err != nil {
 			return nil, err
@@ -380,13 +384,20 @@ func (p *parser) parseFor(line int) (node, error) {
 	if err := p.expectBlockEnd(); err != nil {
 		return nil, err
 	}
-	b, end, err := p.body([]string{"endfor", "else"}, true)
+	var end string
+	outer := p.loopDepth
+	err = p.withLoopDepth(outer+1, func() (err error) {
+		n.body, end, err = p.body([]string{"endfor", "else"}, true)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	n.body = b
 	if end == "else" {
-		n.orelse, _, err = p.body([]string{"endfor"}, true)
+		err = p.withLoopDepth(outer, func() (err error) {
+			n.orelse, _, err = p.body([]string{"endfor"}, true)
+			return err
+		})
 	}
 	return n, err
 }
@@ -516,7 +527,10 @@ func (p *parser) parseMacro(line int) (node, error) {
 	if err := p.expectBlockEnd(); err != nil {
 		return nil, err
 	}
-	m.body, _, err = p.body([]string{"endmacro"}, true)
+	err = p.withLoopDepth(0, func() (err error) {
+		m.body, _, err = p.body([]string{"endmacro"}, true)
+		return err
+	})
 	m.scanNames()
 	return &macroNode{pos{line}, name, m}, err
 }
@@ -540,7 +554,10 @@ func (p *parser) parseCallBlock(line int) (node, error) {
 	if err := p.expectBlockEnd(); err != nil {
 		return nil, err
 	}
-	m.body, _, err = p.body([]string{"endcall"}, true)
+	err = p.withLoopDepth(0, func() (err error) {
+		m.body, _, err = p.body([]string{"endcall"}, true)
+		return err
+	})
 	m.scanNames()
 	return &callBlockNode{pos{line}, call, m}, err
 }

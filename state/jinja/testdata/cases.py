@@ -516,3 +516,56 @@ CASES += [
     dict(name="v_err_tojson_undefined_in", template="{{ {'a': x}|tojson }}"),
     dict(name="v_err_for_dict_unpack_keys", template="{% for k, v in {'ab': 1, 'cde': 2} %}{{ k }}{{ v }}{% endfor %}"),
 ]
+
+
+def _random_structures(seed, count):
+    """Random nests of for/if/set/do/macro with whitespace control and
+    trim_blocks/lstrip_blocks, the shapes where lexer and scoping bugs
+    hide."""
+    import random
+    rnd = random.Random(seed)
+    exprs = ["x", "i", "loop.index", "d.k", "l|length", "'s'", "ns.n", "l[0]", "d", "l", "i * 2", "x ~ i", "none", "true"]
+    conds = ["i is even", "x", "not x", "loop.first", "loop.last", "i > 1", "d.k == 1", "'k' in d", "l", "ns.n > 2"]
+    ws = ["", "-"]
+    pad = ["", " ", "\n", "  \n", "\n  ", "\t", "\n\n"]
+
+    def tag(body):
+        return "{%" + rnd.choice(ws) + " " + body + " " + rnd.choice(ws) + "%}"
+
+    def out():
+        return "{{" + rnd.choice(ws) + " " + rnd.choice(exprs) + " " + rnd.choice(ws) + "}}"
+
+    def block(depth):
+        parts = []
+        for _ in range(rnd.randint(1, 4)):
+            r = rnd.random()
+            parts.append(rnd.choice(pad))
+            if depth > 2 or r < 0.3:
+                parts.append(rnd.choice(["text", "a b", "-", "x:", out(), "{# c #}", "{#- c -#}"]))
+            elif r < 0.5:
+                parts.append(tag("for i in range(%d)" % rnd.randint(0, 3)) + block(depth + 1) +
+                             (tag("else") + block(depth + 1) if rnd.random() < 0.2 else "") + tag("endfor"))
+            elif r < 0.7:
+                parts.append(tag("if " + rnd.choice(conds)) + block(depth + 1) +
+                             (tag("elif " + rnd.choice(conds)) + block(depth + 1) if rnd.random() < 0.3 else "") +
+                             (tag("else") + block(depth + 1) if rnd.random() < 0.4 else "") + tag("endif"))
+            elif r < 0.8:
+                parts.append(tag("set x = " + rnd.choice(exprs)))
+            elif r < 0.85:
+                parts.append(tag("set ns.n = ns.n + 1"))
+            elif r < 0.9:
+                parts.append(tag("do l.append(%d)" % rnd.randint(0, 9)))
+            else:
+                parts.append(tag("macro m(a, b=2)") + block(depth + 1) + tag("endmacro") + "{{ m(1) }}")
+            parts.append(rnd.choice(pad))
+        return "".join(parts)
+
+    out_cases = []
+    for n in range(count):
+        t = "{% set ns = namespace(n=0) %}{% set x = 'X' %}" + block(0) + rnd.choice(["", "\n"])
+        out_cases.append(dict(name="random_structure_%03d" % n, template=t, vars={"d": {"k": 1}, "l": [1, 2]},
+                              trim_blocks=rnd.random() < 0.5, lstrip_blocks=rnd.random() < 0.5))
+    return out_cases
+
+
+CASES += _random_structures(7, 150)
