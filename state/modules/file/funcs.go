@@ -223,8 +223,9 @@ func lstat(_ context.Context, c *modules.Call) (any, error) {
 	if err := syscall.Lstat(p, &st); err != nil {
 		return ordered.New(), nil
 	}
-	return ordered.FromPairs("st_atime", tsFloat(st.Atim), "st_ctime", tsFloat(st.Ctim),
-		"st_gid", int(st.Gid), "st_mode", int(st.Mode), "st_mtime", tsFloat(st.Mtim),
+	a, m, ct := statTimes(&st)
+	return ordered.FromPairs("st_atime", a, "st_ctime", ct,
+		"st_gid", int(st.Gid), "st_mode", int(statMode(&st)), "st_mtime", m,
 		"st_nlink", int(st.Nlink), "st_size", int(st.Size), "st_uid", int(st.Uid)), nil
 }
 

@@ -63,12 +63,13 @@ func Stats(path, hashType string, follow bool) (*Stat, error) {
 		return nil, modules.Errorf("Path not found: %s", path)
 	}
 	st := fi.Sys().(*syscall.Stat_t)
+	mode := statMode(st)
 	s := &Stat{
-		Inode: st.Ino, UID: int(st.Uid), GID: int(st.Gid),
+		Inode: uint64(st.Ino), UID: int(st.Uid), GID: int(st.Gid),
 		User: UIDToUser(int(st.Uid)), Group: GIDToGroup(int(st.Gid)),
-		Atime: tsFloat(st.Atim), Mtime: tsFloat(st.Mtim), Ctime: tsFloat(st.Ctim),
-		Size: st.Size, Mode: octalMode(st.Mode & 0o7777), Type: fileType(st.Mode),
+		Size: st.Size, Mode: octalMode(mode & 0o7777), Type: fileType(mode),
 	}
+	s.Atime, s.Mtime, s.Ctime = statTimes(st)
 	s.Target = realPath(path)
 	if hashType != "" {
 		if s.Sum, err = GetHash(path, hashType); err != nil {
