@@ -125,8 +125,15 @@ func (a *Ansible) entry(name string, defaults []field) (Entry, []error) {
 	if rest.Len() > 0 {
 		own = append(own, field{key: "minion_opts", val: rest, line: line})
 	}
+	log := a.cfg.logger()
 	if m := rest.Value("ansible_become_method"); m != nil && m != "sudo" {
-		a.cfg.logger().Warn("ansible_become_method is not sudo; salt-ssh uses sudo", logKeyFile, a.Inventory.File, logKeyTarget, name)
+		log.Warn("ansible_become_method is not sudo; salt-ssh uses sudo", logKeyFile, a.Inventory.File, logKeyTarget, name)
+	}
+	switch c := rest.Value("ansible_connection"); c {
+	case nil, "ssh", "smart", "paramiko", "paramiko_ssh":
+	default:
+		log.Warn("ansible_connection ignored; salt-ssh connects over ssh", logKeyFile, a.Inventory.File,
+			logKeyTarget, name, "connection", ordered.KeyString(c))
 	}
 	t, all := buildTarget(name, mergeFields(defaults, own), a.cfg.Options)
 	mine := map[string]bool{}
