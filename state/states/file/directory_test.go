@@ -144,3 +144,37 @@ func TestRename(t *testing.T) {
 			`Source file "` + src + `" has already been moved out of place`, `{}`},
 	)
 }
+
+func TestDirectoryOwnership(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("ownership needs root")
+	}
+	h := newHarness(t)
+	d := h.p("owned")
+	writeFile(t, h.p("owned/f"), "x", 0o644)
+	h.check(
+		step{"file.directory", true, []any{"name", d, "user", "nobody", "group", "nogroup", "recurse", []any{"user", "group"}}, states.None, "",
+			`{"` + h.p("owned/f") + `":{"user":"nobody","group":"nogroup"},"` + d + `":{"user":"nobody","group":"nogroup"}}`},
+		step{"file.directory", false, []any{"name", d, "user", "nobody", "group", "nogroup", "recurse", []any{"user", "group"}}, states.True,
+			"Directory " + d + " updated", `{"user":"nobody","group":"nogroup"}`},
+		step{"file.directory", false, []any{"name", d, "user", "nobody", "group", "nogroup", "recurse", []any{"user", "group"}}, states.True,
+			"The directory " + d + " is in the correct state", `{}`},
+		step{"file.directory", false, []any{"name", d, "user", "no-such-user-x"}, states.False, "User no-such-user-x is not available ", ""},
+	)
+	st, err := os.Stat(h.p("owned/f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := fmodUser(h.p("owned/f")); u != "nobody" || st.Mode().Perm() != 0o644 {
+		t.Errorf("owner = %v, mode %v", u, st.Mode())
+	}
+	link := h.p("l")
+	h.check(
+		step{"file.symlink", false, []any{"name", link, "target", d, "user", "nobody", "group", "nogroup"}, states.True,
+			"Created new symlink " + link + " -> " + d, `{"new":"` + link + `"}`},
+		step{"file.symlink", false, []any{"name", link, "target", d, "user", "nobody", "group", "nogroup"}, states.True,
+			"Symlink " + link + " is present and owned by nobody:nogroup", `{}`},
+		step{"file.symlink", false, []any{"name", link, "target", d}, states.True,
+			"Set ownership of symlink " + link + " to root:root", `{"ownership":"root:root"}`},
+	)
+}

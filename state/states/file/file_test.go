@@ -321,3 +321,11 @@ func TestManagedCheckCmd(t *testing.T) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+func fmodUser(p string) (any, error) {
+	st, err := fmod.Stats(p, "", false)
+	if err != nil {
+		return nil, err
+	}
+	return st.User, nil
+}
