@@ -17,7 +17,7 @@ var filters map[string]filterFunc
 
 // undefinedOK lists filters that accept an undefined value under
 // StrictUndefined without failing.
-var undefinedOK = set("default", "d", "skip", "to_bool", "json", "tojson")
+var undefinedOK = set("default", "d", "skip", "to_bool", "json", "tojson", "abs", "round")
 
 func init() {
 	filters = map[string]filterFunc{

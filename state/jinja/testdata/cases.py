@@ -569,3 +569,45 @@ def _random_structures(seed, count):
 
 
 CASES += _random_structures(7, 150)
+
+
+def _random_expressions(seed, count):
+    """Random expressions mixing literals, operators, filters, tests and
+    methods. Shapes whose Python result is a lazy object (generators,
+    range, reversed iterators) print their address in Jinja and are left
+    out, as are Markup-only effects of |e."""
+    import random
+    rnd = random.Random(seed)
+    atoms = ["1", "2", "0", "-3", "2.5", "0.1", "'a'", "'B c'", "''", "'%s'", "none", "true", "false",
+             "[1, 2]", "[3, 'x']", "{'k': 1, 'a': 'v'}", "(1, 'q')", "d", "l", "s", "n", "f", "'x,y'"]
+    filters = ["upper", "lower", "length", "list", "sort", "first", "last", "string", "int", "float",
+               "abs", "round", "trim", "title", "capitalize", "join(',')", "unique", "min", "max", "sum", "json",
+               "tojson", "default(5)", "dictsort", "replace('a', 'b')", "format(1)", "wordcount", "to_bool",
+               "sequence", "quote", "count", "center(5)", "striptags", "string|length", "int|abs", "list|length"]
+    methods = [".upper()", ".split(',')", ".keys()|list", ".items()|list", ".get('k')", ".get('z', 0)", ".strip()",
+               ".startswith('a')", ".count(1)", ".index(1)", ".replace('a', 'z')", ".values()|list", ".title()",
+               "[0]", "[-1]", "['k']", ".k"]
+    binops = ["+", "-", "*", "/", "//", "%", "~", "==", "!=", "<", ">", "<=", "in", "not in", "and", "or"]
+    tests = ["defined", "none", "number", "string", "mapping", "sequence", "iterable", "even", "odd",
+             "divisibleby 2", "sameas none", "eq 1", "in [1, 2]", "lower", "upper", "integer", "float", "boolean"]
+
+    def expr(depth=0):
+        r = rnd.random()
+        if depth > 2 or r < 0.3:
+            return rnd.choice(atoms)
+        if r < 0.5:
+            return expr(depth + 1) + "|" + rnd.choice(filters)
+        if r < 0.6:
+            return "(" + expr(depth + 1) + ")" + rnd.choice(methods)
+        if r < 0.8:
+            return "(" + expr(depth + 1) + " " + rnd.choice(binops) + " " + expr(depth + 1) + ")"
+        if r < 0.9:
+            return "(" + expr(depth + 1) + " is " + rnd.choice(tests) + ")"
+        return "(" + expr(depth + 1) + " if " + expr(depth + 1) + " else " + expr(depth + 1) + ")"
+
+    return [dict(name="random_expression_%03d" % n, template="{{ " + expr() + " }}",
+                 vars={"d": {"k": 1, "a": "v"}, "l": [3, 1, 2], "s": "Hello World", "n": 7, "f": 1.5})
+            for n in range(count)]
+
+
+CASES += _random_expressions(11, 300)
