@@ -252,3 +252,29 @@ func TestAptHolds(t *testing.T) {
 func installCmd(targets string) string {
 	return "apt-get -q -y -o DPkg::Options::=--force-confold -o DPkg::Options::=--force-confdef install " + targets
 }
+
+func TestUpgradeCommands(t *testing.T) {
+	tests := []struct {
+		grains *ordered.Map
+		which  []string
+		list   string
+		kw     []any
+		want   []string
+	}{
+		{debianGrains(), nil, "dpkg-query *", []any{"dist_upgrade", true, "refresh", false},
+			[]string{"apt-get -q -y -o DPkg::Options::=--force-confold -o DPkg::Options::=--force-confdef dist-upgrade"}},
+		{rockyGrains(), []string{"dnf"}, "rpm -qa *", []any{"refresh", false},
+			[]string{"systemd-run --scope dnf --quiet -y upgrade"}},
+		{alpineGrains(), nil, "apk info -v", nil, []string{"apk update", "apk upgrade"}},
+	}
+	for _, tt := range tests {
+		f := &pkgtest.Fake{}
+		got, err := call(t, newEnv(tt.grains, f, tt.which...), "pkg.upgrade", nil, tt.kw...)
+		if err != nil || js(got) != "{}" {
+			t.Errorf("upgrade = %s %v", js(got), err)
+		}
+		if diff := cmp.Diff(tt.want, f.Changing(strings.TrimSuffix(tt.list, " *"))); diff != "" {
+			t.Errorf("%s: commands (-want +got):\n%s", tt.grains.Value("os"), diff)
+		}
+	}
+}

@@ -192,3 +192,29 @@ func TestRemovedPurged(t *testing.T) {
 	got = apply(t, env(f, false), "pkg.removed", "name", "nginx")
 	check(t, f, got, expect{result: states.True, comment: "All specified packages are already absent"})
 }
+
+func TestInstalledSources(t *testing.T) {
+	f := (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgBase).On("dpkg-query *", 0, dpkgNginx1)
+	got := apply(t, env(f, false), "pkg.installed", "name", "web", "sources", []any{
+		ordered.FromPairs("nginx", "/tmp/nginx_1.22.1-9_amd64.deb"), ordered.FromPairs("bash", "/tmp/bash.deb")})
+	check(t, f, got, expect{result: states.True,
+		comment:  "The following packages were installed/updated: nginx\nThe following packages were already installed: bash",
+		changes:  `{"nginx":{"old":"","new":"1.22.1-9"}}`,
+		commands: []string{"apt-get -q update", installCmd + "/tmp/nginx_1.22.1-9_amd64.deb"}})
+
+	f = (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgBase)
+	got = apply(t, env(f, false), "pkg.installed", "name", "web", "sources", []any{ordered.FromPairs("nginx", "relative.deb")})
+	check(t, f, got, expect{result: states.False,
+		comment: "An error was encountered while installing package(s): Path relative.deb for package nginx is either not absolute or an invalid protocol"})
+}
+
+func TestLatestPkgsTestMode(t *testing.T) {
+	f := (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgNginx1).
+		On("apt-cache -q policy nginx", 0, "nginx:\n  Candidate: 1.24.0-1\n").
+		On("apt-cache -q policy bash", 0, "bash:\n  Candidate: 5.2.15-2+b2\n")
+	e := env(f, true)
+	e.Context[exec.RefreshedKey] = true
+	got := apply(t, e, "pkg.latest", "name", "web", "pkgs", []any{"nginx", "bash"})
+	check(t, f, got, expect{result: states.None,
+		comment: "The following packages would be installed/upgraded: nginx\nThe following packages are already up-to-date: bash (5.2.15-2+b2)"})
+}
