@@ -2,6 +2,7 @@ package pkg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -62,6 +63,12 @@ func Installed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	changes := ordered.New()
 	if len(p.targets) > 0 || len(p.toReinstall) > 0 {
 		ret, err := callInstall(ctx, c, p, pkgs, sources, refresh)
+		var inv *modules.InvocationError
+		if errors.As(err, &inv) {
+			// Salt catches only CommandExecutionError here; anything else
+			// is an exception in the state.
+			return nil, err
+		}
 		if err != nil {
 			comment, ch := errComment(err, "An error was encountered while installing package(s): ")
 			r := states.NewResult(name, states.False, comment)
