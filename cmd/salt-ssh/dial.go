@@ -98,6 +98,11 @@ func (d *dialer) config(t *roster.Target) (sshconn.Config, error) {
 		user = opts["user"]
 	}
 	hc := d.sshConfig.Lookup(t.Host, user)
+	for _, w := range hc.Warnings {
+		if _, dup := d.warned.LoadOrStore("ssh_config "+w, true); !dup {
+			d.log.Warn("ssh_config_file: "+w, "file", d.sshConfig.File)
+		}
+	}
 	if user == "" {
 		user = firstNonEmpty(hc.User, t.User)
 	}

@@ -260,3 +260,19 @@ func TestConcurrentSessionsOnOneConn(t *testing.T) {
 		t.Errorf("Stats = %+v, want 1 connection, 1 SFTP subsystem, 8 uploads", st)
 	}
 }
+
+func TestServerAliveKeepsConnection(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	f.cfg.ServerAliveInterval = 5 * time.Millisecond
+	c := f.dial(t)
+	time.Sleep(50 * time.Millisecond)
+	if code, err := c.Run(context.Background(), "true", nil, nil, nil); code != 0 || err != nil {
+		t.Fatalf("Run after keepalives = %d, %v", code, err)
+	}
+	f.srv.Close()
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("connection not seen as lost after the server went away")
+	}
+}

@@ -49,7 +49,35 @@
 // host on a port other than 22 must name "[host]:port".
 //
 // LoadSSHConfig reads ~/.ssh/config (kevinburke/ssh_config plus Include,
-// Match and token expansion); the caller layers its HostConfig under its
-// own explicit settings. DeployKey appends a public key to the login user's
-// authorized_keys (Salt's --key-deploy).
+// Match and token expansion) and SSHConfig.Lookup answers for one host.
+// salt-ssh (cmd/salt-ssh/dial.go) layers the settings as OpenSSH does,
+// first value winning:
+//
+//  1. explicit roster and command-line values: host, port and user when
+//     they differ from the defaults (22, root) or come from ssh_port,
+//     ssh_user or --user; priv, passwd, priv_passwd, timeout, -i and
+//     --no-host-keys, the master's known_hosts_file;
+//  2. ssh_options and --ssh-option ("Key=Value", like ssh -o): Port, User,
+//     IdentityFile, IdentitiesOnly, CertificateFile, ProxyJump,
+//     StrictHostKeyChecking, UserKnownHostsFile, ConnectTimeout (this one
+//     over the roster's timeout), ServerAliveInterval, ServerAliveCountMax;
+//     other keys are warned about once and ignored;
+//  3. ssh_config_file (default ~/.ssh/config) looked up by the roster's
+//     host: HostName, Port, User, IdentityFile, CertificateFile,
+//     IdentitiesOnly, ProxyJump, UserKnownHostsFile, GlobalKnownHostsFile,
+//     StrictHostKeyChecking, HashKnownHosts, ServerAliveInterval,
+//     ServerAliveCountMax;
+//  4. defaults: port 22, user root, the roster keepalive (60 s, 3 misses).
+//
+// IdentityFile values accumulate (priv first, then ssh_options, then
+// ssh_config; missing files skipped), and the ssh-agent (SSH_AUTH_SOCK) is
+// offered after them. StrictHostKeyChecking yes/ask is HostKeyStrict,
+// accept-new/no/off is HostKeyAcceptNew (a changed key is always
+// refused). Each ProxyJump hop is looked up in ssh_config too (its own
+// ProxyJump is prepended), logs in as the hop's user (ProxyJump user,
+// ssh_config User, else the local user) with the target's keys but never
+// its password, and is checked against the same known_hosts.
+//
+// DeployKey appends a public key to the login user's authorized_keys
+// (Salt's --key-deploy).
 package sshconn

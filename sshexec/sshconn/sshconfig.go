@@ -168,6 +168,9 @@ type HostConfig struct {
 	ConnectTimeout        time.Duration
 	ServerAliveInterval   time.Duration
 	ServerAliveCountMax   int
+	// Warnings are problems met on the way (an Include that does not
+	// parse, nesting too deep); the lookup went on without them.
+	Warnings []string
 }
 
 // lookup collects, for one host, the first value of each keyword and
@@ -320,6 +323,7 @@ func (l *lookup) result() HostConfig {
 	if h := l.first["hostname"]; h != "" {
 		r.HostName = expandTokens(h, map[byte]string{'h': l.alias, '%': "%"})
 	}
+	r.Warnings = l.warnings
 	r.Port, _ = strconv.Atoi(l.first["port"])
 	r.ConnectTimeout = seconds(l.first["connecttimeout"])
 	r.ServerAliveInterval = seconds(l.first["serveraliveinterval"])

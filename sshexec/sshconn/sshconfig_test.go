@@ -98,4 +98,13 @@ func TestSSHConfigMissingAndBroken(t *testing.T) {
 	if _, err := LoadSSHConfig(bad, dir); err == nil {
 		t.Error("Match without criteria accepted")
 	}
+	main := filepath.Join(dir, "main")
+	writeFile(t, main, "Include "+bad+"\nHost x\n  Port 2\n")
+	sc, err = LoadSSHConfig(main, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Lookup("x", ""); got.Port != 2 || len(got.Warnings) != 1 {
+		t.Errorf("broken Include: %+v, want Port 2 and one warning", got)
+	}
 }
