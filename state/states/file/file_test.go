@@ -329,3 +329,18 @@ func fmodUser(p string) (any, error) {
 	}
 	return st.User, nil
 }
+
+func TestManagedKeepMode(t *testing.T) {
+	h := newHarness(t)
+	h.salt("bin/tool", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(h.roots, "bin/tool"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	f := h.p("tool")
+	h.check(
+		step{"file.managed", false, []any{"name", f, "source", "salt://bin/tool", "mode", "keep"}, states.True, "", `{"diff":"New file","mode":"0750"}`},
+		step{"file.managed", true, []any{"name", f, "source", "salt://bin/tool", "mode", "keep"}, states.True, "The file " + f + " is in the correct state", `{}`},
+		step{"file.managed", false, []any{"name", f, "contents", "x", "mode", "keep"}, states.False,
+			"Mode preservation cannot be used in combination with 'contents', 'contents_pillar', or 'contents_grains'", ""},
+	)
+}

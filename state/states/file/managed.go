@@ -38,6 +38,7 @@ type managedArgs struct {
 	contents                *string
 	context, defaults       *ordered.Map
 	replace, follow         bool
+	keepMode                bool
 }
 
 // managed is file.managed.
@@ -93,6 +94,9 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if a.contents != nil {
 		source = nil
 	}
+	if a.keepMode && source != nil {
+		a.mode = sourceMode(c, src, a.saltenv)
+	}
 	m := fmod.Manage{
 		Name: name, Source: source, User: a.user, Group: a.group, Mode: a.mode,
 		Backup: c.Str("backup"), Makedirs: c.Bool("makedirs"), ShowChanges: c.Bool("show_changes"),
@@ -128,6 +132,7 @@ func managedPrepare(ctx context.Context, c *states.Call) (*managedArgs, *states.
 	if s, ok := mode.(string); ok && strings.EqualFold(s, "keep") {
 		keepMode, mode = true, nil
 	}
+	a.keepMode = keepMode
 	if m, ok := fmod.NormalizeMode(mode); ok {
 		a.mode = m
 	}
@@ -309,6 +314,9 @@ func managedTest(ctx context.Context, c *states.Call, a *managedArgs, ret *fmod.
 			return fail(a.name, comment), nil
 		}
 		want = source.Data
+		if a.keepMode {
+			a.mode = sourceMode(c, src, a.saltenv)
+		}
 	}
 	changes := fmod.CheckFileMeta(a.name, want, a.user, a.group, a.mode, a.follow)
 	ret.Changes = changes
@@ -395,4 +403,29 @@ func modRunCheckCmd(ctx context.Context, c *states.Call) (*states.Result, error)
 		return r, err
 	}
 	return states.NewResult(c.Arg("filename"), states.True, ""), nil
+}
+
+// localPather is implemented by file clients that serve salt:// from
+// local disk (state/fileclient.Client); mode: keep needs it to stat the
+// source as Salt's cp.stat_file does.
+type localPather interface {
+	LocalPath(url, saltenv string) string
+}
+
+// sourceMode is cp.stat_file(source, octal=True) for mode: keep: the
+// source's permission bits, or nil when they cannot be read.
+func sourceMode(c *states.Call, src, saltenv string) any {
+	p := strings.TrimPrefix(src, "file://")
+	if strings.HasPrefix(src, "salt://") {
+		lp, ok := c.Env.Files.(localPather)
+		if !ok {
+			return nil
+		}
+		p = lp.LocalPath(src, saltenv)
+	}
+	st, err := fmod.Stats(p, "", true)
+	if err != nil {
+		return nil
+	}
+	return st.Mode
 }
