@@ -18,6 +18,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/match"
 	_ "github.com/brinesalt/brine/state/modules/network"
 	_ "github.com/brinesalt/brine/state/modules/pkg"
+	_ "github.com/brinesalt/brine/state/modules/saltutil"
 	_ "github.com/brinesalt/brine/state/modules/service"
 	_ "github.com/brinesalt/brine/state/modules/status"
 	_ "github.com/brinesalt/brine/state/modules/sys"
