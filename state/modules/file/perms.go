@@ -62,8 +62,6 @@ func CheckPerms(name string, ret *Ret, usr, grp, mode any, follow, test bool) (*
 	if ret == nil {
 		ret = NewRet(name)
 	}
-	nmode, hasMode := NormalizeMode(mode)
-	var comments []string
 	cur, err := Stats(name, "", follow)
 	if err != nil {
 		return ret, nil, err
@@ -76,86 +74,96 @@ func CheckPerms(name string, ret *Ret, usr, grp, mode any, follow, test bool) (*
 		perms.LGroup = cur.GID
 	}
 	fi, _ := os.Lstat(name)
-	isLink := fi != nil && fi.Mode()&os.ModeSymlink != 0
-	wantUser := usr != nil && (truthyOwner(usr)) && !ownerMatches(usr, cur.User, cur.UID)
-	wantGroup := grp != nil && truthyOwner(grp) && !ownerMatches(grp, cur.Group, cur.GID)
-	if (wantUser || wantGroup) && !test {
-		u, g := usr, grp
-		if u == nil {
-			u = cur.User
-		}
-		if g == nil {
-			g = cur.Group
-		}
-		msg, err := Chown(name, u, g, isLink && !follow)
-		switch {
-		case err != nil:
-			ret.Result = false
-		case msg != "":
-			ret.Result = false
-			comments = append(comments, msg)
-		case !isLink:
-			_, _ = SetMode(name, cur.Mode)
-		}
-	}
+	pc := &permCheck{name: name, ret: ret, test: test, follow: follow,
+		isLink: fi != nil && fi.Mode()&os.ModeSymlink != 0}
+	pc.wantUser = truthyOwner(usr) && !ownerMatches(usr, cur.User, cur.UID)
+	pc.wantGroup = truthyOwner(grp) && !ownerMatches(grp, cur.Group, cur.GID)
+	pc.chown(cur, usr, grp)
+	nmode, hasMode := NormalizeMode(mode)
+	hasMode = hasMode && !(pc.isLink && !follow)
 	changedMode := false
-	skipMode := isLink && !follow
-	if hasMode && !test && !skipMode && nmode != cur.Mode {
+	if hasMode && !test && nmode != cur.Mode {
 		changedMode = true
-		if msg, err := SetMode(name, nmode); err != nil {
+		msg, err := SetMode(name, nmode)
+		if err != nil {
 			return ret, perms, err
-		} else if strings.HasPrefix(msg, "Invalid Mode") {
-			comments = append(comments, msg)
+		}
+		if strings.HasPrefix(msg, "Invalid Mode") {
+			pc.comments = append(pc.comments, msg)
 		}
 	}
 	post, err := Stats(name, "", follow)
 	if err != nil {
 		return ret, perms, err
 	}
-	if usr != nil && truthyOwner(usr) {
-		if !ownerMatches(usr, post.User, post.UID) {
-			if test {
-				ret.Changes.Set("user", usr)
-			} else {
-				ret.Result = false
-				comments = append(comments, fmt.Sprintf("Failed to change user to %s", ordered.KeyString(usr)))
-			}
-		} else if wantUser {
-			ret.Changes.Set("user", usr)
-		}
-	}
-	if grp != nil && truthyOwner(grp) {
-		if !ownerMatches(grp, post.Group, post.GID) {
-			if test {
-				ret.Changes.Set("group", grp)
-			} else {
-				ret.Result = false
-				comments = append(comments, fmt.Sprintf("Failed to change group to %s", ordered.KeyString(grp)))
-			}
-		} else if wantGroup {
-			ret.Changes.Set("group", grp)
-		}
-	}
-	if hasMode && !skipMode {
-		if nmode != post.Mode {
-			if test {
-				ret.Changes.Set("mode", nmode)
-			} else {
-				ret.Result = false
-				comments = append(comments, fmt.Sprintf("Failed to change mode to %s", nmode))
-			}
-		} else if changedMode {
-			ret.Changes.Set("mode", nmode)
-		}
+	pc.verifyOwner("user", usr, post.User, post.UID, pc.wantUser)
+	pc.verifyOwner("group", grp, post.Group, post.GID, pc.wantGroup)
+	if hasMode {
+		pc.verify("mode", nmode, nmode == post.Mode, changedMode, "Failed to change mode to "+nmode)
 	}
 	if ret.Comment != "" {
-		comments = append([]string{ret.Comment}, comments...)
+		pc.comments = append([]string{ret.Comment}, pc.comments...)
 	}
-	ret.Comment = strings.Join(comments, "; ")
+	ret.Comment = strings.Join(pc.comments, "; ")
 	if test && ret.Changes.Len() > 0 {
 		ret.Result = nil
 	}
 	return ret, perms, nil
+}
+
+// permCheck carries one check_perms call's state between its steps.
+type permCheck struct {
+	name                 string
+	ret                  *Ret
+	comments             []string
+	test, follow, isLink bool
+	wantUser, wantGroup  bool
+}
+
+// chown changes the owner when it differs (never in test mode) and puts
+// the mode back, as chown may clear setuid bits.
+func (pc *permCheck) chown(cur *Stat, usr, grp any) {
+	if !(pc.wantUser || pc.wantGroup) || pc.test {
+		return
+	}
+	if usr == nil {
+		usr = cur.User
+	}
+	if grp == nil {
+		grp = cur.Group
+	}
+	msg, err := Chown(pc.name, usr, grp, pc.isLink && !pc.follow)
+	switch {
+	case err != nil:
+		pc.ret.Result = false
+	case msg != "":
+		pc.ret.Result = false
+		pc.comments = append(pc.comments, msg)
+	case !pc.isLink:
+		_, _ = SetMode(pc.name, cur.Mode)
+	}
+}
+
+func (pc *permCheck) verifyOwner(key string, want, name any, id int, wanted bool) {
+	if !truthyOwner(want) {
+		return
+	}
+	pc.verify(key, want, ownerMatches(want, name, id), wanted,
+		fmt.Sprintf("Failed to change %s to %s", key, ordered.KeyString(want)))
+}
+
+// verify records key's change after the fact: in test mode whatever
+// differs, otherwise what was changed, or a failure.
+func (pc *permCheck) verify(key string, want any, ok, changed bool, failMsg string) {
+	switch {
+	case !ok && pc.test:
+		pc.ret.Changes.Set(key, want)
+	case !ok:
+		pc.ret.Result = false
+		pc.comments = append(pc.comments, failMsg)
+	case changed:
+		pc.ret.Changes.Set(key, want)
+	}
 }
 
 // truthyOwner is Python's `if user:` for an owner value, except that
