@@ -206,7 +206,9 @@ func (r *runner) evalCompare(e *compareExpr, f *frame) (any, error) {
 }
 
 func (r *runner) compareOp(op string, l, rv any) (bool, error) {
-	if u, ok := l.(*undefined); ok && r.strictFor(u) {
+	// For "in" the container decides what an undefined item means
+	// (str.__contains__ raises TypeError without touching it).
+	if u, ok := l.(*undefined); ok && r.strictFor(u) && op != "in" && op != "notin" {
 		return false, u.err()
 	}
 	if u, ok := rv.(*undefined); ok && r.strictFor(u) {

@@ -159,8 +159,7 @@ func tDivisibleby(r *runner, v any, args []any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	z, _ := numeric(res)
-	return z == 0, nil
+	return equal(res, 0), nil
 }
 
 func cmpTest(op string) testFunc {

@@ -594,6 +594,12 @@ func (r *runner) contains(container, item any) (bool, error) {
 		}
 		return false, nil
 	case *ordered.Map:
+		if u, ok := item.(*undefined); ok {
+			if r.strictFor(u) {
+				return false, u.err() // hash(StrictUndefined) fails
+			}
+			return false, nil
+		}
 		if hashableTuple(item) {
 			return false, nil // dict keys are never tuples in Brine's model
 		}
