@@ -64,6 +64,15 @@ func (p scriptParams) invoke(b *strings.Builder) {
 		fmt.Fprintf(b, "exec \"$B\" %s\n", call)
 		return
 	}
+	if !p.Password && !p.TTY {
+		// Plain passwordless sudo needs no helper: one process fewer.
+		user := ""
+		if p.SudoUser != "" {
+			user = "-u " + shellQuote(p.SudoUser) + " "
+		}
+		fmt.Fprintf(b, "exec sudo -n %s-- \"$B\" %s\n", user, call)
+		return
+	}
 	sudo := "sudo"
 	if p.SudoUser != "" {
 		sudo += " -u " + shellQuote(p.SudoUser)
