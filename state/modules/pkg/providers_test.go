@@ -278,3 +278,25 @@ func TestUpgradeCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestListUpgrades(t *testing.T) {
+	just := "Inst nginx [1.22.1-9] (1.24.0-1 Debian:12/stable [amd64])\nConf nginx (1.24.0-1 Debian:12/stable [amd64])\n" +
+		"Conf libc6 (2.36-9+deb12u4 Debian:12/stable [amd64])\n"
+	f := (&pkgtest.Fake{}).On("apt-get --just-print dist-upgrade", 0, just)
+	got, err := call(t, newEnv(debianGrains(), f), "pkg.list_upgrades", nil, "refresh", false)
+	if err != nil || js(got) != `{"nginx":"1.24.0-1","libc6":"2.36-9+deb12u4"}` {
+		t.Errorf("apt list_upgrades = %s %v", js(got), err)
+	}
+	f = (&pkgtest.Fake{}).On("dnf --quiet list upgrades", 0, "Available Upgrades\nnginx.x86_64  1:1.22.0-1.el9  appstream\n")
+	e := newEnv(rockyGrains(), f, "dnf")
+	e.Grains.Set("init", "unknown")
+	got, err = call(t, e, "pkg.list_upgrades", nil, "refresh", false)
+	if err != nil || js(got) != `{"nginx":"1:1.22.0-1.el9"}` {
+		t.Errorf("dnf list_upgrades = %s %v", js(got), err)
+	}
+	f = (&pkgtest.Fake{}).On("apk upgrade -s", 0, "(1/1) Upgrading musl (1.2.4-r1 -> 1.2.4-r2)\nOK: 8 MiB in 15 packages\n")
+	got, err = call(t, newEnv(alpineGrains(), f), "pkg.list_upgrades", nil, "refresh", false)
+	if err != nil || js(got) != `{"musl":"1.2.4-r2"}` {
+		t.Errorf("apk list_upgrades = %s %v", js(got), err)
+	}
+}

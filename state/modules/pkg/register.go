@@ -37,6 +37,8 @@ func Register(r *modules.Registry, m *Module) {
 	reg("purge", "Remove packages with their configuration files.", rm, m.uninstall("purge"))
 	reg("upgrade", "Upgrade all packages and return {name: {old, new}}.",
 		modules.Spec{Params: []modules.Param{opt("refresh", true), opt("dist_upgrade", false)}, VarKw: true}, m.upgrade)
+	reg("list_upgrades", "List the packages an upgrade would change: {name: new version}.",
+		modules.Spec{Params: []modules.Param{opt("refresh", true), opt("dist_upgrade", true)}, VarKw: true}, m.listUpgrades)
 	reg("upgrade_available", "Report whether an upgrade is available for the named package.",
 		modules.Spec{Params: []modules.Param{{Name: "name"}}, VarKw: true}, m.upgradeAvailable)
 	reg("version_cmp", "Compare two versions: -1, 0 or 1.",

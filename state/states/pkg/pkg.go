@@ -1,6 +1,6 @@
 // Package pkg is Salt's `pkg` state module (salt/states/pkg.py):
-// installed, latest, removed, purged and mod_watch. Like Salt it works
-// only through the execution functions (pkg.list_pkgs, pkg.install,
+// installed, latest, removed, purged, uptodate and mod_watch. Like Salt
+// it works only through the execution functions (pkg.list_pkgs, pkg.install,
 // pkg.latest_version, …) so it follows whichever provider the host's
 // pkg module resolved to; tests bind those to a fake command runner.
 //
@@ -38,8 +38,9 @@ var specs = map[string]modules.Spec{
 		opt("ignore_epoch", nil), opt("reinstall", false), opt("update_holds", false)}, VarKw: true},
 	"latest": {Params: []modules.Param{{Name: "name"},
 		opt("refresh", nil), opt("fromrepo", nil), opt("skip_verify", false), opt("pkgs", nil), opt("watch_flags", true)}, VarKw: true},
-	"removed": removeSpec,
-	"purged":  removeSpec,
+	"removed":  removeSpec,
+	"purged":   removeSpec,
+	"uptodate": {Params: []modules.Param{{Name: "name"}, opt("refresh", false), opt("pkgs", nil)}, VarKw: true},
 }
 
 // Register adds the pkg state functions to r.
@@ -57,6 +58,7 @@ func Register(r *states.Registry) {
 	r.Register(states.Function{Name: "pkg.latest", Spec: specs["latest"], Fn: Latest})
 	r.Register(states.Function{Name: "pkg.removed", Spec: specs["removed"], Fn: uninstall("remove")})
 	r.Register(states.Function{Name: "pkg.purged", Spec: specs["purged"], Fn: uninstall("purge")})
+	r.Register(states.Function{Name: "pkg.uptodate", Spec: specs["uptodate"], Fn: Uptodate})
 	r.Register(states.Function{Name: "pkg.mod_watch", Spec: modules.Spec{Params: []modules.Param{{Name: "name"}}, VarKw: true}, Fn: modWatch})
 }
 

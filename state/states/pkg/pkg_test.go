@@ -226,3 +226,25 @@ func TestLatestPkgsTestMode(t *testing.T) {
 	check(t, f, got, expect{result: states.None,
 		comment: "The following packages would be installed/upgraded: nginx\nThe following packages are already up-to-date: bash (5.2.15-2+b2)"})
 }
+
+func TestUptodate(t *testing.T) {
+	just := "Conf nginx (1.24.0-1 Debian:12/stable [amd64])\n"
+	f := (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgNginx1).On("dpkg-query *", 0, dpkgNginx2).
+		On("apt-get --just-print dist-upgrade", 0, just)
+	got := apply(t, env(f, true), "pkg.uptodate", "name", "sys")
+	check(t, f, got, expect{result: states.None, comment: "System update will be performed",
+		changes: `{"nginx":{"new":"1.24.0-1","old":"1.22.1-9"}}`, commands: []string{"apt-get --just-print dist-upgrade"}})
+
+	f = (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgNginx1).On("dpkg-query *", 0, dpkgNginx2).
+		On("apt-get --just-print dist-upgrade", 0, just)
+	got = apply(t, env(f, false), "pkg.uptodate", "name", "sys", "refresh", true)
+	check(t, f, got, expect{result: states.True, comment: "Upgrade ran successfully",
+		changes: `{"nginx":{"old":"1.22.1-9","new":"1.24.0-1"}}`,
+		commands: []string{"apt-get -q update", "apt-get --just-print dist-upgrade", "apt-get -q update",
+			"apt-get -q -y -o DPkg::Options::=--force-confold -o DPkg::Options::=--force-confdef upgrade"}})
+
+	got = apply(t, env(&pkgtest.Fake{}, false), "pkg.uptodate", "name", "sys", "refresh", "yes")
+	if got.Comment != "refresh must be either True or False" {
+		t.Errorf("comment = %q", got.Comment)
+	}
+}
