@@ -90,7 +90,7 @@ func parseJumpHost(s string) (JumpHost, error) {
 	case strings.Count(s, ":") == 1:
 		host, port, _ = strings.Cut(s, ":")
 	}
-	if host == "" || strings.ContainsAny(host, " \t/") {
+	if host == "" || strings.ContainsAny(host, " \t/[]@,") {
 		return JumpHost{}, fmt.Errorf("bad hop %q", s)
 	}
 	j.Host = host

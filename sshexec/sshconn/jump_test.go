@@ -142,3 +142,24 @@ func TestProxyJumpErrors(t *testing.T) {
 		}
 	})
 }
+
+func FuzzParseProxyJump(f *testing.F) {
+	for _, s := range []string{"a", "u@h:22,b", "[::1]:2", "ssh://u@h:1", "none", "a,,b", "@:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		hops, err := ParseProxyJump(s)
+		if err != nil {
+			return
+		}
+		for _, h := range hops {
+			if h.Host == "" || h.Port < 0 || h.Port > 65535 {
+				t.Fatalf("ParseProxyJump(%q) = %+v", s, hops)
+			}
+			again, err := ParseProxyJump(h.String())
+			if err != nil || len(again) != 1 || again[0] != h {
+				t.Fatalf("round trip of %+v: %+v, %v", h, again, err)
+			}
+		}
+	})
+}

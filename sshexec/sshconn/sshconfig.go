@@ -259,7 +259,7 @@ func (l *lookup) matches(f *configFile, h *ssh_config.Host) bool {
 			return l.matchCriteria(crit)
 		}
 	}
-	return h.Matches(l.alias)
+	return matchPatterns(h.Patterns, l.alias)
 }
 
 // matchCriteria is OpenSSH's match_cfg_line for the criteria Brine can
@@ -290,8 +290,7 @@ func (l *lookup) matchCriteria(crit []matchCriterion) bool {
 	return true
 }
 
-// matchList matches a comma-separated pattern list (with ! negations)
-// using the library's patterns.
+// matchList matches a comma-separated pattern list (with ! negations).
 func matchList(list, s string) bool {
 	var pats []*ssh_config.Pattern
 	for _, p := range strings.Split(list, ",") {
@@ -299,7 +298,51 @@ func matchList(list, s string) bool {
 			pats = append(pats, pat)
 		}
 	}
-	return (&ssh_config.Host{Patterns: pats}).Matches(strings.ToLower(s))
+	return matchPatterns(pats, strings.ToLower(s))
+}
+
+// matchPatterns is OpenSSH's match_hostname over the library's parsed
+// patterns: one matches and no negated one does. It matches with
+// OpenSSH's wildcards itself, because the library compiles ? to "zero or
+// one character" where OpenSSH wants exactly one.
+func matchPatterns(pats []*ssh_config.Pattern, s string) bool {
+	hit := false
+	for _, p := range pats {
+		pat, neg := strings.CutPrefix(p.String(), "!")
+		if wildMatch(pat, s) {
+			if neg {
+				return false
+			}
+			hit = true
+		}
+	}
+	return hit
+}
+
+// wildMatch matches * (any run) and ? (exactly one byte) as OpenSSH's
+// match_pattern does.
+func wildMatch(p, s string) bool {
+	pi, si, star, mark := 0, 0, -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
+			pi++
+			si++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
 }
 
 func (l *lookup) remoteUser() string {

@@ -108,3 +108,37 @@ func TestSSHConfigMissingAndBroken(t *testing.T) {
 		t.Errorf("broken Include: %+v, want Port 2 and one warning", got)
 	}
 }
+
+func TestWildMatch(t *testing.T) {
+	tests := []struct {
+		p, s string
+		want bool
+	}{
+		{"web?", "web1", true}, {"web?", "web", false}, {"web?", "web12", false},
+		{"*.example.com", "a.example.com", true}, {"*.example.com", "example.com", false},
+		{"10.0.*.1", "10.0.3.1", true}, {"*", "", true}, {"a*b*c", "aXbYc", true}, {"a*b*c", "aXbY", false},
+	}
+	for _, tc := range tests {
+		if got := wildMatch(tc.p, tc.s); got != tc.want {
+			t.Errorf("wildMatch(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+}
+
+func FuzzSSHConfig(f *testing.F) {
+	f.Add("Host a b*\n  HostName %h.x\nMatch host a,!b user u\n  Port 22\nInclude nothing\n")
+	f.Add("Match exec \"x\"\nIdentityFile ~/%r/%u/%%\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "config")
+		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := LoadSSHConfig(p, dir)
+		if err != nil {
+			return
+		}
+		sc.Lookup("a", "")
+		sc.Lookup("b", "u")
+	})
+}
