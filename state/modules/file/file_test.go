@@ -362,11 +362,23 @@ func TestFunctions(t *testing.T) {
 		{"file.is_link", []any{p}, false},
 		{"file.basename", []any{"/a/b/c.txt"}, "c.txt"},
 		{"file.dirname", []any{"/a/b/c.txt"}, "/a/b"},
+		{"file.join", []any{"/a", "b", "/c", "d"}, "/c/d"},
+		{"file.readdir", []any{dir}, []any{".", "..", "a.txt"}},
+		{"file.diskusage", []any{dir}, 19},
+		{"file.path_exists_glob", []any{dir + "/*.txt"}, true},
 	}
 	for _, c := range checks {
 		if got := run(c.fun, c.args...); !cmp.Equal(got, c.want) {
 			t.Errorf("%s%v = %#v, want %#v", c.fun, c.args, got, c.want)
 		}
+	}
+	run("file.link", p, filepath.Join(dir, "hard"))
+	if got := run("file.is_hardlink", p); got != true {
+		t.Errorf("is_hardlink = %v", got)
+	}
+	run("file.truncate", filepath.Join(dir, "hard"), 4)
+	if got := readFile(t, p); got != "zero" {
+		t.Errorf("truncated = %q", got)
 	}
 	link := filepath.Join(dir, "l")
 	run("file.symlink", p, link)
@@ -378,7 +390,7 @@ func TestFunctions(t *testing.T) {
 		t.Errorf("mkdir mode = %v", got)
 	}
 	got := run("file.find", dir)
-	if l, _ := got.([]any); len(l) != 5 {
+	if l, _ := got.([]any); len(l) != 6 {
 		t.Errorf("find = %v", got)
 	}
 	if _, err := env.Run(context.Background(), "file.find", []any{dir}, ordered.FromPairs("type", "d", "name", "e")); err != nil {
