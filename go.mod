@@ -4,7 +4,13 @@ go 1.26.8
 
 require github.com/google/go-cmp v0.7.0
 
-require github.com/kevinburke/ssh_config v1.6.0 // indirect
+require (
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+	github.com/go-zeromq/zmq4 v0.17.0
+	github.com/kevinburke/ssh_config v1.6.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)
 
 require (
 	github.com/hashicorp/errwrap v1.0.0 // indirect

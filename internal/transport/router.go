@@ -1,0 +1,206 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handler answers one request body; a nil reply sends nothing (the
+// requester times out, as Salt's master does for loads it drops).
+type Handler func(ctx context.Context, peer string, body []byte) []byte
+
+// RouterOptions configure a Router.
+type RouterOptions struct {
+	// Workers is the number of concurrent handlers (worker_threads).
+	Workers int
+	// Queue bounds requests waiting for a worker; a connection whose
+	// request does not fit waits (back-pressure on that peer only).
+	Queue int
+	// MaxMessage bounds one request; a larger one closes the connection.
+	MaxMessage int
+	Log        *slog.Logger
+}
+
+// Router is the master's ROUTER socket on ret_port feeding a bounded
+// worker pool, in place of Salt's ROUTER → DEALER → MWorker REP chain.
+type Router struct {
+	ln    net.Listener
+	opts  RouterOptions
+	log   *slog.Logger
+	h     Handler
+	tasks chan task
+	wg    sync.WaitGroup
+	ctx   context.Context
+	stop  context.CancelFunc
+	mu    sync.Mutex
+	conns map[*routerConn]struct{}
+	seq   atomic.Int64
+	// Dropped counts malformed or oversized requests.
+	Dropped atomic.Int64
+}
+
+type routerConn struct {
+	c  *Conn
+	id string
+	mu sync.Mutex
+}
+
+type task struct {
+	rc       *routerConn
+	envelope [][]byte
+	body     []byte
+}
+
+// ListenRouter binds a ROUTER socket on addr and starts the workers.
+func ListenRouter(ctx context.Context, addr string, o RouterOptions, h Handler) (*Router, error) {
+	if o.Workers <= 0 {
+		o.Workers = 5
+	}
+	if o.Queue <= 0 {
+		o.Queue = 1000
+	}
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen request %s: %w", addr, err)
+	}
+	r := &Router{ln: ln, opts: o, log: logger(o.Log), h: h, tasks: make(chan task, o.Queue), conns: map[*routerConn]struct{}{}}
+	r.ctx, r.stop = context.WithCancel(ctx)
+	for range o.Workers {
+		r.wg.Add(1)
+		go r.work()
+	}
+	r.wg.Add(1)
+	go r.accept()
+	return r, nil
+}
+
+// Addr is the bound address.
+func (r *Router) Addr() net.Addr { return r.ln.Addr() }
+
+func (r *Router) accept() {
+	defer r.wg.Done()
+	for {
+		nc, err := r.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			r.log.Warn("request accept", "err", err)
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		r.wg.Add(1)
+		go r.serve(nc)
+	}
+}
+
+func (r *Router) serve(nc net.Conn) {
+	defer r.wg.Done()
+	setKeepAlive(nc)
+	id := []byte("\x00" + strconv.FormatInt(r.seq.Add(1), 10))
+	c, err := Handshake(nc, TypeROUTER, id, r.opts.MaxMessage, 10*time.Second)
+	if err != nil {
+		r.log.Debug("request handshake refused", "peer", nc.RemoteAddr().String(), "err", err)
+		r.Dropped.Add(1)
+		nc.Close()
+		return
+	}
+	c.SetWriteTimeout(30 * time.Second)
+	rc := &routerConn{c: c, id: nc.RemoteAddr().String()}
+	r.mu.Lock()
+	r.conns[rc] = struct{}{}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.conns, rc)
+		r.mu.Unlock()
+		c.Close()
+	}()
+	for {
+		frames, cmd, err := c.Recv()
+		if err != nil {
+			if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrProtocol) {
+				r.Dropped.Add(1)
+				r.log.Warn("request refused, closing connection", "peer", rc.id, "err", err)
+			}
+			return
+		}
+		if cmd {
+			continue
+		}
+		// A REQ peer sends ["", body]; a DEALER may send the same or
+		// [body]. The envelope is everything up to the empty delimiter.
+		env, body, ok := splitEnvelope(frames)
+		if !ok {
+			r.Dropped.Add(1)
+			r.log.Warn("malformed request dropped", "peer", rc.id, "frames", len(frames))
+			continue
+		}
+		select {
+		case r.tasks <- task{rc: rc, envelope: env, body: body}:
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+func splitEnvelope(frames [][]byte) (env [][]byte, body []byte, ok bool) {
+	for i, f := range frames {
+		if len(f) == 0 {
+			if i != len(frames)-2 {
+				return nil, nil, false
+			}
+			return frames[:i+1], frames[i+1], true
+		}
+	}
+	if len(frames) == 1 {
+		return nil, frames[0], true
+	}
+	return nil, nil, false
+}
+
+func (r *Router) work() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case t := <-r.tasks:
+			reply := r.h(r.ctx, t.rc.id, t.body)
+			if reply == nil {
+				continue
+			}
+			msg := append(append([][]byte{}, t.envelope...), reply)
+			t.rc.mu.Lock()
+			err := t.rc.c.Send(msg, false)
+			t.rc.mu.Unlock()
+			if err != nil {
+				r.log.Debug("reply not sent", "peer", t.rc.id, "err", err)
+			}
+		}
+	}
+}
+
+// Close stops accepting, closes every connection and waits for the
+// workers.
+func (r *Router) Close() error {
+	err := r.ln.Close()
+	r.stop()
+	r.mu.Lock()
+	for rc := range r.conns {
+		rc.c.Close()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	return err
+}

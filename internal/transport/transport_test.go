@@ -1,0 +1,254 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+)
+
+func echo(_ context.Context, _ string, body []byte) []byte {
+	return append([]byte("re:"), body...)
+}
+
+// TestZmq4Interop talks to the Router and Publisher with zmq4's REQ and
+// SUB sockets, an independent ZMTP implementation.
+func TestZmq4Interop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := ListenRouter(ctx, "127.0.0.1:0", RouterOptions{Workers: 2}, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := ListenPub("127.0.0.1:0", PubOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+
+	req := zmq4.NewReq(ctx, zmq4.WithID(zmq4.SocketIdentity("m1")))
+	defer req.Close()
+	if err := req.Dial("tcp://" + r.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		body := fmt.Sprintf("hello %d", i)
+		if err := req.Send(zmq4.NewMsgString(body)); err != nil {
+			t.Fatal(err)
+		}
+		m, err := req.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(m.Bytes()); got != "re:"+body {
+			t.Fatalf("reply %q", got)
+		}
+	}
+
+	sub := zmq4.NewSub(ctx)
+	defer sub.Close()
+	if err := sub.Dial("tcp://" + p.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.SetOption(zmq4.OptionSubscribe, ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return p.Subscribers() == 1 })
+	got := make(chan string, 10)
+	go func() {
+		m, err := sub.Recv()
+		if err == nil {
+			got <- string(m.Frames[0])
+		}
+	}()
+	deadline := time.After(10 * time.Second)
+	for {
+		p.Publish([]byte("job"))
+		select {
+		case s := <-got:
+			if s != "job" {
+				t.Fatalf("got %q", s)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no publication received")
+		}
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("condition not reached")
+}
+
+// TestStalledSubscriber checks that a subscriber that never reads does
+// not delay the others.
+func TestStalledSubscriber(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := ListenPub("127.0.0.1:0", PubOptions{HWM: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	stalled, err := Dial(ctx, p.Addr().String(), TypeSUB, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	if err := stalled.Subscribe(nil); err != nil {
+		t.Fatal(err)
+	}
+	live, err := Dial(ctx, p.Addr().String(), TypeSUB, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if err := live.Subscribe(nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		n := 0
+		for s := range p.subs {
+			s.mu.Lock()
+			n += len(s.topics)
+			s.mu.Unlock()
+		}
+		return n == 2
+	})
+	// 400 messages of 256 KiB: 100 MiB, far beyond the socket buffers of
+	// the stalled peer, which never reads.
+	const n = 400
+	payload := bytes.Repeat([]byte("x"), 256<<10)
+	done := make(chan int)
+	go func() {
+		count := 0
+		for count < n {
+			frames, _, err := live.Recv()
+			if err != nil {
+				break
+			}
+			if len(frames) == 1 && len(frames[0]) == len(payload)+4 {
+				count++
+			}
+		}
+		done <- count
+	}()
+	for i := range n {
+		msg := binary.BigEndian.AppendUint32(nil, uint32(i))
+		p.Publish(append(msg, payload...))
+		// Pace the publisher so the live subscriber's queue never fills.
+		if i%20 == 19 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	select {
+	case count := <-done:
+		if count != n {
+			t.Fatalf("live subscriber received %d of %d", count, n)
+		}
+	case <-ctx.Done():
+		t.Fatal("live subscriber was held up by the stalled one")
+	}
+	if p.Dropped.Load() == 0 {
+		t.Fatal("expected drops for the stalled subscriber")
+	}
+}
+
+// TestRouterRefusesGarbage sends an oversized frame header and garbage;
+// the router closes those connections and keeps serving others.
+func TestRouterRefusesGarbage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := ListenRouter(ctx, "127.0.0.1:0", RouterOptions{MaxMessage: 1 << 20}, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Not ZMTP at all.
+	nc, err := net.Dial("tcp", r.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Write(bytes.Repeat([]byte{0x41}, 100))
+	buf := make([]byte, 200)
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		if _, err := nc.Read(buf); err != nil {
+			break
+		}
+	}
+	nc.Close()
+	// A frame header declaring 2^62 bytes.
+	c, err := Dial(ctx, r.Addr().String(), TypeREQ, []byte("x"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := []byte{flagLong, 0x40, 0, 0, 0, 0, 0, 0, 0}
+	c.nc.Write(hdr)
+	if _, _, err := c.Recv(); err == nil {
+		t.Fatal("connection stayed open after an oversized frame")
+	}
+	// Over the limit for real.
+	req := &Req{Addr: r.Addr().String()}
+	defer req.Close()
+	if _, err := req.Do(ctx, make([]byte, 2<<20)); err == nil {
+		t.Fatal("oversized request answered")
+	}
+	got, err := req.Do(ctx, []byte("ok"))
+	if err != nil || string(got) != "re:ok" {
+		t.Fatalf("after refusals: %q, %v", got, err)
+	}
+	if r.Dropped.Load() < 2 {
+		t.Fatalf("dropped = %d", r.Dropped.Load())
+	}
+}
+
+func FuzzReadMessage(f *testing.F) {
+	f.Add([]byte{0, 3, 'a', 'b', 'c'})
+	f.Add([]byte{1, 0, 0, 2, 'h', 'i'})
+	f.Add([]byte{4, 6, 5, 'R', 'E', 'A', 'D', 'Y'})
+	f.Add([]byte{2, 0, 0, 0, 0, 0, 0, 0, 1, 'x'})
+	f.Add([]byte{2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, b := net.Pipe()
+		defer a.Close()
+		go func() { b.Write(data); b.Close() }()
+		c := &Conn{nc: a, r: newReader(a), max: 1 << 16}
+		for {
+			frames, cmd, err := c.readMessage(c.max)
+			if err != nil {
+				return
+			}
+			total := 0
+			for _, f := range frames {
+				total += len(f)
+			}
+			if total > c.max {
+				t.Fatalf("message of %d bytes over the limit", total)
+			}
+			if cmd {
+				if name, body, err := parseCommand(frames[0]); err == nil && name == "READY" {
+					parseProps(body)
+				}
+			}
+			Subscription(frames, cmd)
+			splitEnvelope(frames)
+		}
+	})
+}

@@ -1,0 +1,328 @@
+// Package transport is the ZeroMQ wire layer Salt's master and minion
+// speak (salt/transport/zeromq.py): ZMTP 3.0 with the NULL mechanism over
+// TCP, the master's PUB (publish_port) and ROUTER (ret_port) sockets and
+// the minion's SUB and REQ sockets.
+//
+// The handshake and framing are written here rather than taken from
+// github.com/go-zeromq/zmq4 v0.17.0 because a listening master must
+// survive hostile peers: zmq4's Conn allocates whatever frame size a peer
+// declares before reading it (one header can exhaust memory), its PUB
+// socket blocks every subscriber behind a stalled one (fixed upstream
+// after v0.17.0, unreleased), and its sockets do not surface a lost
+// connection to the caller. zmq4 remains the independent implementation
+// the tests talk to, and libzmq (pyzmq) peers interoperate.
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// Socket types as carried in the READY command's Socket-Type property.
+const (
+	TypePUB    = "PUB"
+	TypeSUB    = "SUB"
+	TypeREQ    = "REQ"
+	TypeREP    = "REP"
+	TypeROUTER = "ROUTER"
+	TypeDEALER = "DEALER"
+)
+
+// DefaultMaxMessage bounds one message (all frames) a peer may send;
+// Salt has no such limit, but a master must not let one frame header
+// decide how much memory it allocates.
+const DefaultMaxMessage = 100 << 20
+
+// ErrTooLarge is a frame or message over the size limit.
+var ErrTooLarge = errors.New("zmtp: message too large")
+
+// ErrProtocol is a peer that does not speak ZMTP 3 with NULL security,
+// or sends malformed frames.
+var ErrProtocol = errors.New("zmtp: protocol error")
+
+const (
+	flagMore    = 0x01
+	flagLong    = 0x02
+	flagCommand = 0x04
+)
+
+// greeting returns the 64-byte ZMTP 3.0 greeting (rfc 23): signature,
+// version 3.0, mechanism NULL, as-server 0.
+func greeting() []byte {
+	g := make([]byte, 64)
+	g[0] = 0xff
+	g[9] = 0x7f
+	g[10], g[11] = 3, 0
+	copy(g[12:32], "NULL")
+	return g
+}
+
+// compatible lists the peer types each socket type accepts (rfc 23).
+var compatible = map[string][]string{
+	TypePUB: {TypeSUB, "XSUB"}, TypeSUB: {TypePUB, "XPUB"},
+	TypeREQ: {TypeREP, TypeROUTER}, TypeREP: {TypeREQ, TypeDEALER},
+	TypeROUTER: {TypeREQ, TypeDEALER, TypeROUTER}, TypeDEALER: {TypeREP, TypeDEALER, TypeROUTER},
+}
+
+// Conn is one ZMTP connection after the handshake.
+type Conn struct {
+	nc      net.Conn
+	r       *bufio.Reader
+	max     int
+	Peer    map[string]string // the peer's READY metadata
+	minor   byte              // the peer's minor version
+	wbuf    []byte
+	timeout time.Duration
+}
+
+// Handshake performs the greeting and the NULL READY exchange on nc as a
+// socket of type typ with the given identity, refusing incompatible
+// peers. max bounds received messages (0: DefaultMaxMessage); timeout
+// bounds the handshake.
+func Handshake(nc net.Conn, typ string, identity []byte, max int, timeout time.Duration) (*Conn, error) {
+	if max <= 0 {
+		max = DefaultMaxMessage
+	}
+	c := &Conn{nc: nc, r: newReader(nc), max: max, timeout: timeout}
+	if timeout > 0 {
+		_ = nc.SetDeadline(time.Now().Add(timeout))
+		defer nc.SetDeadline(time.Time{})
+	}
+	if _, err := nc.Write(greeting()); err != nil {
+		return nil, fmt.Errorf("zmtp greeting: %w", err)
+	}
+	var g [64]byte
+	if _, err := io.ReadFull(c.r, g[:]); err != nil {
+		return nil, fmt.Errorf("zmtp greeting: %w", err)
+	}
+	if g[0] != 0xff || g[9]&1 != 1 || g[10] < 3 {
+		return nil, fmt.Errorf("zmtp greeting: not ZMTP 3: %w", ErrProtocol)
+	}
+	if string(bytes.TrimRight(g[12:32], "\x00")) != "NULL" {
+		return nil, fmt.Errorf("zmtp greeting: mechanism %q: %w", bytes.TrimRight(g[12:32], "\x00"), ErrProtocol)
+	}
+	c.minor = g[11]
+	props := [][2]string{{"Socket-Type", typ}}
+	if typ == TypeREQ || typ == TypeDEALER || typ == TypeROUTER || typ == TypeSUB {
+		props = append(props, [2]string{"Identity", string(identity)})
+	}
+	if err := c.writeFrame(readyBody(props), flagCommand); err != nil {
+		return nil, fmt.Errorf("zmtp ready: %w", err)
+	}
+	if err := c.flush(); err != nil {
+		return nil, fmt.Errorf("zmtp ready: %w", err)
+	}
+	frames, cmd, err := c.readMessage(64 << 10)
+	if err != nil {
+		return nil, fmt.Errorf("zmtp ready: %w", err)
+	}
+	if !cmd || len(frames) != 1 {
+		return nil, fmt.Errorf("zmtp ready: expected a READY command: %w", ErrProtocol)
+	}
+	name, body, err := parseCommand(frames[0])
+	if err != nil || name != "READY" {
+		return nil, fmt.Errorf("zmtp ready: got %q: %w", name, ErrProtocol)
+	}
+	if c.Peer, err = parseProps(body); err != nil {
+		return nil, fmt.Errorf("zmtp ready: %w", err)
+	}
+	peer := c.Peer["Socket-Type"]
+	ok := false
+	for _, t := range compatible[typ] {
+		ok = ok || t == peer
+	}
+	if !ok {
+		return nil, fmt.Errorf("zmtp ready: peer %q cannot talk to %s: %w", peer, typ, ErrProtocol)
+	}
+	return c, nil
+}
+
+func readyBody(props [][2]string) []byte {
+	b := []byte{5}
+	b = append(b, "READY"...)
+	for _, p := range props {
+		b = append(b, byte(len(p[0])))
+		b = append(b, p[0]...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p[1])))
+		b = append(b, p[1]...)
+	}
+	return b
+}
+
+// parseCommand splits a command frame into its name and body.
+func parseCommand(f []byte) (string, []byte, error) {
+	if len(f) < 1 || int(f[0]) > len(f)-1 {
+		return "", nil, fmt.Errorf("command name: %w", ErrProtocol)
+	}
+	return string(f[1 : 1+f[0]]), f[1+f[0]:], nil
+}
+
+// parseProps reads READY metadata: name-len(1) name value-len(4) value.
+func parseProps(b []byte) (map[string]string, error) {
+	out := map[string]string{}
+	for len(b) > 0 {
+		n := int(b[0])
+		if len(b) < 1+n+4 {
+			return nil, fmt.Errorf("metadata: %w", ErrProtocol)
+		}
+		name := string(b[1 : 1+n])
+		b = b[1+n:]
+		vl := binary.BigEndian.Uint32(b)
+		b = b[4:]
+		if uint64(vl) > uint64(len(b)) {
+			return nil, fmt.Errorf("metadata: %w", ErrProtocol)
+		}
+		out[name] = string(b[:vl])
+		b = b[vl:]
+	}
+	return out, nil
+}
+
+// readMessage reads one message (frames up to the last without MORE),
+// refusing more than max bytes in all. cmd reports a command frame.
+func (c *Conn) readMessage(max int) (frames [][]byte, cmd bool, err error) {
+	total := 0
+	for {
+		var hdr [9]byte
+		if _, err := io.ReadFull(c.r, hdr[:2]); err != nil {
+			return nil, false, err
+		}
+		flags := hdr[0]
+		if flags&^(flagMore|flagLong|flagCommand) != 0 {
+			return nil, false, fmt.Errorf("frame flags %#x: %w", flags, ErrProtocol)
+		}
+		size := uint64(hdr[1])
+		if flags&flagLong != 0 {
+			if _, err := io.ReadFull(c.r, hdr[2:9]); err != nil {
+				return nil, false, err
+			}
+			size = binary.BigEndian.Uint64(hdr[1:9])
+		}
+		if size > uint64(max-total) {
+			return nil, false, fmt.Errorf("frame of %d bytes: %w", size, ErrTooLarge)
+		}
+		body := make([]byte, size)
+		if _, err := io.ReadFull(c.r, body); err != nil {
+			return nil, false, err
+		}
+		total += int(size)
+		frames = append(frames, body)
+		if flags&flagCommand != 0 {
+			if flags&flagMore != 0 {
+				return nil, false, fmt.Errorf("command with MORE: %w", ErrProtocol)
+			}
+			return frames, true, nil
+		}
+		if flags&flagMore == 0 {
+			return frames, false, nil
+		}
+	}
+}
+
+// Recv returns the next message, answering PING commands and handing
+// other commands (SUBSCRIBE, CANCEL) back with cmd set.
+func (c *Conn) Recv() (frames [][]byte, cmd bool, err error) {
+	for {
+		frames, cmd, err = c.readMessage(c.max)
+		if err != nil || !cmd {
+			return frames, cmd, err
+		}
+		name, body, perr := parseCommand(frames[0])
+		if perr != nil {
+			return nil, false, perr
+		}
+		if name == "PING" {
+			// PONG echoes the context after the 2-byte TTL.
+			ctx := []byte{}
+			if len(body) > 2 {
+				ctx = body[2:]
+			}
+			pong := append([]byte{4}, "PONG"...)
+			if err := c.Send([][]byte{append(pong, ctx...)}, true); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		return frames, true, nil
+	}
+}
+
+func (c *Conn) writeFrame(body []byte, flags byte) error {
+	if len(body) > 255 {
+		c.wbuf = append(c.wbuf, flags|flagLong)
+		c.wbuf = binary.BigEndian.AppendUint64(c.wbuf, uint64(len(body)))
+	} else {
+		c.wbuf = append(c.wbuf, flags, byte(len(body)))
+	}
+	c.wbuf = append(c.wbuf, body...)
+	return nil
+}
+
+func (c *Conn) flush() error {
+	if c.timeout > 0 {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(c.timeout))
+	}
+	_, err := c.nc.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
+	return err
+}
+
+// Send writes one message; cmd sends a single command frame. Send is not
+// safe for concurrent use; callers serialise writes.
+func (c *Conn) Send(frames [][]byte, cmd bool) error {
+	for i, f := range frames {
+		var fl byte
+		if i < len(frames)-1 {
+			fl |= flagMore
+		}
+		if cmd {
+			fl = flagCommand
+		}
+		_ = c.writeFrame(f, fl)
+	}
+	return c.flush()
+}
+
+// SetWriteTimeout bounds each Send (0: none).
+func (c *Conn) SetWriteTimeout(d time.Duration) { c.timeout = d }
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// RemoteAddr is the peer's address.
+func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
+
+// Subscription decodes a subscription message: ZMTP 3.0 sends it as a
+// one-frame message starting with 1 (subscribe) or 0 (cancel), ZMTP 3.1
+// as a SUBSCRIBE or CANCEL command. ok is false for anything else.
+func Subscription(frames [][]byte, cmd bool) (topic []byte, subscribe, ok bool) {
+	if len(frames) != 1 {
+		return nil, false, false
+	}
+	f := frames[0]
+	if cmd {
+		name, body, err := parseCommand(f)
+		if err != nil {
+			return nil, false, false
+		}
+		switch name {
+		case "SUBSCRIBE":
+			return body, true, true
+		case "CANCEL":
+			return body, false, true
+		}
+		return nil, false, false
+	}
+	if len(f) == 0 || f[0] > 1 {
+		return nil, false, false
+	}
+	return f[1:], f[0] == 1, true
+}
+
+func newReader(nc net.Conn) *bufio.Reader { return bufio.NewReaderSize(nc, 64<<10) }
