@@ -20,19 +20,20 @@ func init() { Register("sshconfig", openSSHConfig) }
 // Include files read (relative paths under ~/.ssh, globs, as OpenSSH
 // does).
 //
-// Salt takes User, Port and IdentityFile from the lines under the Host
-// and sets host to the alias, relying on the ssh binary to read the
-// config again at connect time for HostName, ProxyJump and the rest.
-// Brine does not run ssh, so it resolves each alias as OpenSSH would
-// (ssh -G): the first value of each keyword from every Host block whose
-// patterns match, in order, `Host *` defaults included, and maps
+// As Salt does, host is the alias itself: the connection layer reads the
+// same ssh_config_file for the host it dials (cmd/salt-ssh's dialer
+// resolves HostName, ProxyJump, host key settings and the rest from it,
+// as the ssh binary does for Salt), so every setting of the alias's
+// blocks applies, not only those a roster has keys for. User, Port and
+// IdentityFile are also mapped, as in Salt, but resolved as OpenSSH
+// would (ssh -G) rather than read from the Host block's lines only: the
+// first value from every block that matches, in order, `Host *`
+// defaults included (Salt lets wildcard blocks override specific ones):
 //
-//	HostName (with %h and %%)  → host (default: the alias)
 //	User                       → user
 //	Port                       → port
-//	IdentityFile (the first; ~, %d, %u, %h, %r, %% expanded) → priv
+//	IdentityFile (the first; ~, %d, %u, %h, %n, %r, %% expanded) → priv
 //	IdentitiesOnly yes         → identities_only
-//	ProxyJump                  → ssh_options "ProxyJump=…", for the transport
 //
 // `Match all` blocks apply to every alias, `Match host`/`originalhost`
 // compare the alias; other Match criteria (exec, user, canonical, …) are
@@ -109,10 +110,9 @@ func (sc *SSHConfig) fields(alias, defUser, local string) ([]field, map[string]s
 		return o, ok
 	}
 	var out []field
-	hostname := alias
+	hostname := alias // for %h in IdentityFile
 	if o, ok := get("hostname"); ok {
 		hostname = expandSSHTokens(o.Args[0], sc.Home, alias, alias, "", local)
-		out = append(out, field{key: "host", val: hostname, line: o.Line})
 	}
 	remote := defUser
 	if o, ok := get("user"); ok {
@@ -128,15 +128,12 @@ func (sc *SSHConfig) fields(alias, defUser, local string) ([]field, map[string]s
 	if o, ok := get("identitiesonly"); ok {
 		out = append(out, field{key: "identities_only", val: strings.EqualFold(o.Args[0], "yes"), line: o.Line})
 	}
-	if o, ok := get("proxyjump"); ok && !strings.EqualFold(o.Args[0], "none") {
-		out = append(out, field{key: "ssh_options", val: []any{"ProxyJump=" + o.Args[0]}, line: o.Line})
-	}
 	return out, files
 }
 
 // sshRosterKey maps the ssh_config keywords read onto roster keys.
-var sshRosterKey = map[string]string{"hostname": "host", "user": "user", "port": "port",
-	"identityfile": "priv", "identitiesonly": "identities_only", "proxyjump": "ssh_options"}
+var sshRosterKey = map[string]string{"user": "user", "port": "port",
+	"identityfile": "priv", "identitiesonly": "identities_only"}
 
 // expandSSHTokens expands the ssh_config tokens Brine can know: ~ at the
 // start, %d (home), %u (local user), %h (host name), %n (alias), %r

@@ -31,15 +31,17 @@ func TestSSHConfigRoster(t *testing.T) {
 		b.User, b.Port, b.Priv, b.File = user, port, filepath.Join(home, ".ssh", priv), file
 		return b
 	}
-	db := tgt("db", "10.0.0.7", "fallback", 2222, "id_db", file, 8)
+	// host is the alias, as in Salt: the dialer resolves HostName,
+	// ProxyJump and the rest from the same file.
+	db := tgt("db", "db", "fallback", 2222, "id_10.0.0.7", file, 8) // %h is the HostName
 	db.IdentitiesOnly = true
-	bastion := tgt("bastion-a", "10.0.1.1", "fallback", 22, "id_fallback", file, 17)
-	bastion.SSHOptions = []string{"ProxyJump=jump.example.com"}
 	want := []Target{
-		tgt("extra", "extra.internal", "svc user", 22, "id_svc user", extra, 1),
-		tgt("web1", "web1.example.com", "deploy", 2022, "id_deploy", extra, 4),
-		tgt("web2", "web2.example.com", "deploy", 22, "id_deploy", file, 4),
-		db, bastion,
+		tgt("extra", "extra", "svc user", 22, "id_svc user", extra, 1),
+		// %r in IdentityFile is the resolved user.
+		tgt("web1", "web1", "deploy", 2022, "id_deploy", extra, 4),
+		tgt("web2", "web2", "deploy", 22, "id_deploy", file, 4),
+		db,
+		tgt("bastion-a", "bastion-a", "fallback", 22, "id_fallback", file, 17),
 	}
 	tests := []struct {
 		tgt, typ string
