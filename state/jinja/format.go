@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -174,6 +175,9 @@ func percentConv(r *runner, conv byte, val any, spec fmtSpec) (string, error) {
 	case 'd', 'i', 'u', 'x', 'X', 'o', 'c':
 		if conv == 'c' {
 			if n, ok := asInt(val); ok {
+				if n < 0 || n > 0x10ffff {
+					return "", runtimeErr("%%c arg not in range(0x110000)")
+				}
 				return pad(string(rune(n)), spec.width, ' ', spec.align), nil
 			}
 			if s, ok := val.(string); ok && utf8.RuneCountInString(s) == 1 {
@@ -192,6 +196,12 @@ func percentConv(r *runner, conv byte, val any, spec fmtSpec) (string, error) {
 		if !isInt {
 			if conv != 'd' && conv != 'i' && conv != 'u' {
 				return "", typeErr("%%%c format: an integer is required, not float", conv)
+			}
+			if math.Abs(f) >= 1<<62 && !math.IsInf(f, 0) {
+				// Python ints are unbounded: print the float's exact
+				// integer value.
+				digits := new(big.Float).SetFloat64(math.Abs(math.Trunc(f))).Text('f', 0)
+				return padNumber(signOf(f < 0, spec.sign), digits, spec), nil
 			}
 			n = int(math.Trunc(f))
 		}
@@ -231,6 +241,7 @@ type fmtSpec struct {
 	zero    bool
 	width   int
 	comma   bool
+	sep     byte // ',' or '_' when comma is set
 	prec    int
 	hasPrec bool
 	typ     byte
@@ -259,8 +270,10 @@ func pad(s string, width int, fill rune, align byte) string {
 func padNumber(sign, body string, spec fmtSpec) string {
 	if spec.zero && spec.align != '<' && spec.align != '^' && (spec.fill == 0 || spec.fill == '0') || spec.align == '=' {
 		fill := spec.fill
-		if fill == 0 || spec.zero {
+		if spec.zero && (fill == 0 || spec.align != '=') {
 			fill = '0'
+		} else if fill == 0 {
+			fill = ' '
 		}
 		w := spec.width - utf8.RuneCountInString(sign)
 		return sign + pad(body, w, fill, '>')
@@ -303,7 +316,7 @@ func formatInt(n int, spec fmtSpec) string {
 	default:
 		body = strconv.FormatUint(u, 10)
 		if spec.comma {
-			body = groupThousands(body)
+			body = groupDigits(body, spec.sep)
 		}
 	}
 	return padNumber(signOf(neg, spec.sign), body, spec)
@@ -321,7 +334,10 @@ func signOf(neg bool, sign byte) string {
 	return ""
 }
 
-func groupThousands(digits string) string {
+func groupThousands(digits string) string { return groupDigits(digits, ',') }
+
+// groupDigits inserts sep every three digits from the right.
+func groupDigits(digits string, sep byte) string {
 	if len(digits) <= 3 {
 		return digits
 	}
@@ -332,7 +348,7 @@ func groupThousands(digits string) string {
 	}
 	for i := pre; i < len(digits); i += 3 {
 		if b.Len() > 0 {
-			b.WriteByte(',')
+			b.WriteByte(sep)
 		}
 		b.WriteString(digits[i : i+3])
 	}
@@ -357,7 +373,7 @@ func formatFloat(f float64, spec fmtSpec) string {
 			body = strconv.FormatFloat(a, 'f', spec.prec, 64)
 			if spec.comma {
 				ip, fp, _ := strings.Cut(body, ".")
-				body = groupThousands(ip)
+				body = groupDigits(ip, spec.sep)
 				if fp != "" {
 					body += "." + fp
 				}
@@ -375,6 +391,10 @@ func formatFloat(f float64, spec fmtSpec) string {
 			body = pyGeneral(a, p, spec.alt)
 		default:
 			body = ordered.FormatFloat(a)
+			if spec.comma && !strings.Contains(body, "e") {
+				ip, fp, _ := strings.Cut(body, ".")
+				body = groupDigits(ip, spec.sep) + "." + fp
+			}
 			if spec.hasPrec {
 				body = pyGeneral(a, spec.prec, false)
 				if !strings.ContainsAny(body, ".e") && !strings.Contains(body, "inf") {
@@ -458,7 +478,7 @@ func parseFormatSpec(s string) (fmtSpec, error) {
 		spec.width, _ = strconv.Atoi(string(rs[st:i]))
 	}
 	if i < len(rs) && (rs[i] == ',' || rs[i] == '_') {
-		spec.comma = true
+		spec.comma, spec.sep = true, byte(rs[i])
 		i++
 	}
 	if i < len(rs) && rs[i] == '.' {
@@ -503,8 +523,19 @@ func (r *runner) formatValue(v any, specStr string) (string, error) {
 			return "", x.err()
 		}
 	}
+	switch v.(type) {
+	case int, float64, string:
+	default:
+		// object.__format__ accepts only the empty spec.
+		if specStr != "" {
+			return "", typeErr("unsupported format string passed to %s.__format__", typeName(v))
+		}
+	}
 	switch x := v.(type) {
 	case int:
+		if spec.hasPrec && spec.typ != 'f' && spec.typ != 'F' && spec.typ != 'e' && spec.typ != 'E' && spec.typ != 'g' && spec.typ != 'G' && spec.typ != '%' {
+			return "", runtimeErr("Precision not allowed in integer format specifier")
+		}
 		switch spec.typ {
 		case 0, 'd', 'x', 'X', 'o', 'b', 'n':
 			if spec.typ == 'n' {
@@ -525,7 +556,10 @@ func (r *runner) formatValue(v any, specStr string) (string, error) {
 		return "", runtimeErr("Unknown format code '%c' for object of type 'int'", spec.typ)
 	case float64:
 		switch spec.typ {
-		case 0, 'f', 'F', 'e', 'E', 'g', 'G', '%':
+		case 0, 'f', 'F', 'e', 'E', 'g', 'G', '%', 'n':
+			if spec.typ == 'n' {
+				spec.typ = 'g'
+			}
 			if !spec.hasPrec && spec.typ != 0 {
 				spec.prec = 6
 			}
@@ -539,6 +573,9 @@ func (r *runner) formatValue(v any, specStr string) (string, error) {
 	}
 	if spec.typ != 0 && spec.typ != 's' {
 		return "", runtimeErr("Unknown format code '%c' for object of type '%s'", spec.typ, typeName(v))
+	}
+	if spec.comma {
+		return "", runtimeErr("Cannot specify ',' with 's'.")
 	}
 	if spec.hasPrec {
 		s = truncRunes(s, spec.prec)

@@ -119,7 +119,7 @@ func (r *runner) dictMethod(m *ordered.Map, name string, args []any, kw *ordered
 		if err := argN("get", args, 1, 2); err != nil {
 			return nil, err
 		}
-		if !hashable(args[0]) {
+		if !hashable(args[0]) && !hashableTuple(args[0]) {
 			return nil, typeErr("unhashable type: '%s'", typeName(args[0]))
 		}
 		if v, ok := lookupKey(m, args[0]); ok {

@@ -671,11 +671,11 @@ func keyAliases(k any) []any {
 
 // storedKey returns the spelling under which k (or an alias) is stored.
 func storedKey(m *ordered.Map, k any) (any, bool) {
+	if !hashable(k) {
+		return nil, false // includes tuples, which Brine's keys never are
+	}
 	if m.Has(k) {
 		return k, true
-	}
-	if !hashable(k) {
-		return nil, false
 	}
 	for _, a := range keyAliases(k) {
 		if m.Has(a) {
