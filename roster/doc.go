@@ -15,8 +15,10 @@
 //     YAML/JSON, executable script or directory, with group_vars and
 //     host_vars — parsed natively (Salt shells out to ansible-inventory);
 //     inventory groups are -N targets.
-//   - sshconfig (sshconfig.go): the Host aliases of ~/.ssh/config, each
-//     resolved as `ssh -G` would, since Brine does not run ssh.
+//   - sshconfig (sshconfig.go): the Host aliases of ~/.ssh/config, host
+//     kept as the alias as in Salt (the dialer reads the same file for
+//     HostName, ProxyJump, …), user, port and key resolved as `ssh -G`
+//     would.
 //   - scan (scan.go): a TCP-connect scan of an address or CIDR.
 //
 // `--roster flat,ansible` merges backends, later ones winning on equal
