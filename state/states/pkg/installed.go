@@ -55,7 +55,7 @@ func Installed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	refresh := checkRefresh(c, c.Arg("refresh"))
 	p, res := findInstallTargets(ctx, c, pkgs, sources, &refresh)
 	if res != nil {
-		return res, nil
+		return holdEarly(ctx, c, res, pkgs, sources), nil
 	}
 	if c.Env.Test {
 		return predictInstall(c, p, modules.Truthy(sources)), nil
@@ -79,7 +79,11 @@ func Installed(ctx context.Context, c *states.Call) (*states.Result, error) {
 			changes = m
 		}
 	}
-	return verifyInstall(ctx, c, p, changes, modules.Truthy(sources))
+	notes, holdErr := holdAfter(ctx, c, p, changes)
+	if holdErr != "" {
+		return &states.Result{Name: name, Result: states.False, Comment: holdErr, Changes: changes}, nil
+	}
+	return verifyInstall(ctx, c, p, changes, modules.Truthy(sources), notes)
 }
 
 func isTrue(v any) bool {
@@ -262,7 +266,7 @@ func callInstall(ctx context.Context, c *states.Call, p *plan, pkgs, sources any
 
 // verifyInstall is the end of pkg.installed: compare what is installed
 // now with what was asked for and word the comment.
-func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordered.Map, isSources bool) (*states.Result, error) {
+func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordered.Map, isSources bool, notes holdNotes) (*states.Result, error) {
 	inTargets := func(n string) bool { return containsWant(p.targets, n) }
 	var modified, notModified, failed []string
 	if isSources {
@@ -314,6 +318,7 @@ func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordere
 			comment = append(comment, fmt.Sprintf("%d targeted package%s %s installed/updated.", len(modified), plural(len(modified), "s", ""), plural(len(modified), "were", "was")))
 		}
 	}
+	comment = append(comment, notes.modified...)
 	if len(notModified) > 0 {
 		if len(notModified) <= 20 {
 			comment = append(comment, "The following packages were already installed: "+show(notModified))
@@ -321,9 +326,14 @@ func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordere
 			comment = append(comment, fmt.Sprintf("%d targeted package%s %s already installed", len(notModified), plural(len(notModified), "s", ""), plural(len(notModified), "were", "was")))
 		}
 	}
+	comment = append(comment, notes.same...)
 	result := states.True
 	if len(failed) > 0 {
 		comment = append([]string{"The following packages failed to install/update: " + show(failed)}, comment...)
+		result = states.False
+	}
+	if len(notes.failed) > 0 {
+		comment = append(comment, notes.failed...)
 		result = states.False
 	}
 	for _, t := range p.toReinstall {

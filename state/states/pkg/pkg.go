@@ -4,7 +4,10 @@
 // pkg.latest_version, …) so it follows whichever provider the host's
 // pkg module resolved to; tests bind those to a fake command runner.
 //
-// Not supported: pkg_verify, holds (hold/update_holds), capabilities
+// hold: True/False on pkg.installed holds or unholds the packages through
+// pkg.hold and pkg.unhold (apt only).
+//
+// Not supported: pkg_verify, update_holds, capabilities
 // (resolve_capabilities), the package-name suggestions of
 // skip_suggestions=False (no provider has pkg.check_db), unpurging
 // (lowpkg.unpurge) and the Windows, FreeBSD and Gentoo branches.

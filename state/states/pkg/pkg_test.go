@@ -248,3 +248,22 @@ func TestUptodate(t *testing.T) {
 		t.Errorf("comment = %q", got.Comment)
 	}
 }
+
+func TestInstalledHold(t *testing.T) {
+	f := (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgNginx1).On("dpkg --get-selections nginx", 0, "nginx\tinstall\n")
+	got := apply(t, env(f, false), "pkg.installed", "name", "nginx", "hold", true)
+	check(t, f, got, expect{result: states.True,
+		comment:  "All specified packages are already installed.\nPackage nginx is now being held.",
+		changes:  `{"nginx":{"old":"install","new":"hold"}}`,
+		commands: []string{"dpkg --set-selections"}})
+
+	f = (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgBase).On("dpkg-query *", 0, dpkgNginx1).
+		On("dpkg --get-selections nginx", 0, "nginx\tinstall\n")
+	e := env(f, false)
+	e.Context[exec.RefreshedKey] = true
+	got = apply(t, e, "pkg.installed", "name", "nginx", "hold", true)
+	check(t, f, got, expect{result: states.True,
+		comment:  "The following packages were installed/updated: nginx\nPackage nginx is now being held.",
+		changes:  `{"nginx":{"old":"install","new":"1.22.1-9\nhold"}}`,
+		commands: []string{installCmd + "nginx", "dpkg --set-selections"}})
+}
