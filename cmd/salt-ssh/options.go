@@ -90,7 +90,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "Console logging log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet.")
 	fs.BoolVarP(&o.raw, "raw", "r", false, "Don't execute a salt routine on the targets, execute a raw shell command.")
 	fs.BoolVar(&o.raw, "raw-shell", false, "Alias of --raw.")
-	fs.StringVar(&o.roster, "roster", "flat", "Define which roster system to use.")
+	fs.StringVar(&o.roster, "roster", "flat", "Define which roster system to use: flat, ansible, sshconfig, scan; comma-separated to merge several, backend=PATH to give one its own file (flat,ansible=/etc/ansible/hosts).")
 	fs.StringVar(&o.rosterFile, "roster-file", "", "Define an alternative location for the default roster file.")
 	fs.BoolVar(&o.refresh, "refresh", false, "Force a refresh of the master side data cache of the target's data.")
 	fs.BoolVar(&o.refresh, "refresh-cache", false, "Alias of --refresh.")
