@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -405,5 +406,61 @@ func TestFunctions(t *testing.T) {
 	_, err := env.Run(context.Background(), "file.remove", []any{"relative"}, ordered.New())
 	if err == nil || err.Error() != "File path must be absolute: relative" {
 		t.Errorf("remove relative: %v", err)
+	}
+}
+
+func TestSed(t *testing.T) {
+	dir := t.TempDir()
+	r := modules.NewRegistry()
+	Register(r)
+	// cmd.run_all and cmd.run stand-ins record the argv and run it.
+	var argvs [][]string
+	runArgv := func(c *modules.Call) (string, int) {
+		var argv []string
+		for _, a := range c.Arg("cmd").([]any) {
+			argv = append(argv, a.(string))
+		}
+		argvs = append(argvs, argv)
+		out, err := exec.Command(argv[0], argv[1:]...).Output()
+		code := 0
+		if err != nil {
+			code = 1
+		}
+		return strings.TrimSuffix(string(out), "\n"), code
+	}
+	cmdSpec := modules.Spec{Params: []modules.Param{{Name: "cmd"}}, VarKw: true}
+	r.Register(modules.Function{Name: "cmd.run_all", Spec: cmdSpec, Fn: func(_ context.Context, c *modules.Call) (any, error) {
+		out, code := runArgv(c)
+		return ordered.FromPairs("retcode", code, "stdout", out), nil
+	}})
+	r.Register(modules.Function{Name: "cmd.run", Spec: cmdSpec, Fn: func(_ context.Context, c *modules.Call) (any, error) {
+		out, _ := runArgv(c)
+		return out, nil
+	}})
+	env := &modules.Env{Registry: r, Opts: ordered.New(), Context: map[string]any{}}
+	p := filepath.Join(dir, "s.conf")
+	writeFile(t, p, "port 80\nhost a/b\n")
+	ctx := context.Background()
+	out, err := env.Run(ctx, "file.sed", []any{p, "a/b", "c/d"}, ordered.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := out.(*ordered.Map); !ok || m.Value("retcode") != 0 {
+		t.Fatalf("sed = %#v", out)
+	}
+	if want := []string{"sed", "-i.bak", "-r", "-e", `s/a\/b/c\/d/g`, p}; !cmp.Equal(argvs[0], want) {
+		t.Errorf("argv = %q, want %q", argvs[0], want)
+	}
+	if got := readFile(t, p); got != "port 80\nhost c/d\n" {
+		t.Errorf("content = %q", got)
+	}
+	if got := readFile(t, p+".bak"); got != "port 80\nhost a/b\n" {
+		t.Errorf("backup = %q", got)
+	}
+	for text, want := range map[string]bool{"port": true, "nothing": false} {
+		got, err := env.Run(ctx, "file.sed_contains", []any{p, text}, ordered.New())
+		if err != nil || got != want {
+			t.Errorf("sed_contains(%q) = %v, %v", text, got, err)
+		}
 	}
 }

@@ -25,6 +25,10 @@ func registerMisc(reg func(name, doc string, s modules.Spec, fn modules.Func)) {
 	reg("pardir", "Return os.path.pardir.", sig(), func(context.Context, *modules.Call) (any, error) { return "..", nil })
 	reg("diskusage", "Return the bytes used under path.", sig(req("path")), diskusage)
 	reg("seek_read", "Read size bytes at offset.", sig(req("path"), req("size"), req("offset")), seekRead)
+	reg("sed", "Edit a file in place with sed.", sig(req("path"), req("before"), req("after"), opt("limit", ""),
+		opt("backup", ".bak"), opt("options", "-r -e"), opt("flags", "g"), opt("escape_all", false),
+		opt("negate_match", false)), sed)
+	reg("sed_contains", "Return True if sed finds text in the file.", sig(req("path"), req("text"), opt("limit", ""), opt("flags", "g")), sedContains)
 	reg("statvfs", "Return os.statvfs of path.", sig(req("path")), statvfs)
 }
 
