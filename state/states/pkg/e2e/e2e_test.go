@@ -1,4 +1,4 @@
-package pkg_test
+package e2e
 
 import (
 	"context"
