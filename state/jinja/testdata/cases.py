@@ -611,3 +611,38 @@ def _random_expressions(seed, count):
 
 
 CASES += _random_expressions(11, 300)
+
+
+def _random_formatting(seed, count):
+    """str methods, printf-style '%' and str.format with random specs."""
+    import random
+    rnd = random.Random(seed)
+    strs = ["'abc'", "'  a b  '", "'a,b,,c'", "'Hello World'", "''", "'x=1=2'", "'ÉcOle'", "'it''s'",
+            "'a\\tb\\nc'", "'123'", "'-5'", "'3.14'"]
+    vals = ["1", "-2", "3.5", "0", "none", "true", "'s'", "[1, 'a']", "{'k': 'v'}", "(1, 2)", "1e20", "-0.5",
+            "255", "12345.678"]
+    meths = ["split()", "split(',')", "split(',', 1)", "rsplit(',', 1)", "strip()", "strip('a')", "lstrip()",
+             "rstrip()", "upper()", "lower()", "title()", "capitalize()", "swapcase()", "startswith('a')",
+             "endswith('c')", "find('b')", "rfind('b')", "count('a')", "replace('a', 'X')", "replace('', '-')",
+             "isdigit()", "isalpha()", "isspace()", "islower()", "isupper()", "zfill(6)", "center(9, '*')",
+             "ljust(6, '.')", "rjust(6)", "partition(',')", "rpartition(',')", "splitlines()",
+             "join(['x', 'y'])", "format(1, 2)", "istitle()"]
+    pfmt = ["%s", "%r", "%d", "%5d", "%-5d|", "%05d", "%x", "%X", "%o", "%e", "%.2e", "%f", "%.1f", "%8.3f", "%g",
+            "%.3g", "%+d", "% d", "%i", "%c", "%%", "%10s|", "%-10s|", "%.2s", "%5.1f%%", "%#x", "%#o"]
+    ffmt = ["{}", "{!r}", "{:>8}", "{:<8}|", "{:^8}", "{:*^9}", "{:08.3f}", "{:.2f}", "{:,}", "{:_}", "{:x}",
+            "{:#x}", "{:b}", "{:o}", "{:e}", "{:.3e}", "{:g}", "{:.2g}", "{:%}", "{:.1%}", "{:+d}", "{: d}",
+            "{:=+8d}", "{:10.4}", "{:d}", "{:s}", "{:.3}", "{0}{0}", "{:n}", "{:G}", "{:E}"]
+    out = []
+    for n in range(count):
+        r = rnd.random()
+        if r < 0.4:
+            t = "{{ %s.%s }}" % (rnd.choice(strs), rnd.choice(meths))
+        elif r < 0.7:
+            t = "{{ '%s' %% %s }}" % (rnd.choice(pfmt), rnd.choice(vals))
+        else:
+            t = "{{ '%s'.format(%s) }}" % (rnd.choice(ffmt), rnd.choice(vals))
+        out.append(dict(name="random_formatting_%03d" % n, template=t))
+    return out
+
+
+CASES += _random_formatting(13, 200)
