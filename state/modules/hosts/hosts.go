@@ -1,6 +1,7 @@
 // Package hosts is Salt's hosts execution module (salt/modules/hosts.py):
 // reading and editing the hosts file named by the hosts.file option
-// (default /etc/hosts).
+// (default /etc/hosts; options, grains and pillar are consulted as
+// config.option does).
 //
 // Edits are written atomically (a temporary file renamed over the
 // original, keeping its mode) except where the file is a mount point, as
@@ -18,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/modules/config"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -44,10 +46,11 @@ func init() {
 		req("ip"), req("comment"))
 }
 
-// File returns the hosts file path of env: the hosts.file option, else
-// DefaultFile.
+// File returns the hosts file path of env: config.option("hosts.file"),
+// which looks in the options, grains, pillar and master options before
+// falling back to DefaultFile.
 func File(env *modules.Env) string {
-	if s, _ := env.Opts.Value("hosts.file").(string); s != "" {
+	if s, _ := config.Get(env, "hosts.file", ":", DefaultFile).(string); s != "" {
 		return s
 	}
 	return DefaultFile
