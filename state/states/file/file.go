@@ -49,6 +49,7 @@ func Register(r *states.Registry) {
 	reg("comment", commentSpec, commentState)
 	reg("keyvalue", keyvalueSpec, keyvalue)
 	reg("serialize", serializeSpec, serialize)
+	reg("accumulated", accumulatedSpec, accumulated)
 	reg("uncomment", uncommentSpec, uncommentState)
 	reg("recurse", recurseSpec, recurse)
 	reg("mod_run_check_cmd", modules.Spec{Params: []modules.Param{{Name: "cmd"}, {Name: "filename"}}, VarKw: true}, modRunCheckCmd)

@@ -40,6 +40,7 @@ func newHarness(t *testing.T) *harness {
 		Opts:     ordered.FromPairs("cachedir", t.TempDir()),
 		Registry: mreg,
 		Files:    fileclient.New(map[string][]string{"base": {h.roots}}, nil),
+		Context:  map[string]any{},
 	}
 	return h
 }
@@ -98,6 +99,9 @@ func (h *harness) run(fun string, test bool, kv ...any) *states.Result {
 	args, kw, err := f.Bind(low, states.Internal)
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if !low.Has("__id__") {
+		low.Set("__id__", low.Value("name"))
 	}
 	res, err := f.Run(context.Background(), &states.Call{Env: &env, Args: args, Kwargs: kw, Low: low, Saltenv: "base"})
 	if err != nil {

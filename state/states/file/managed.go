@@ -73,6 +73,14 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if _, ok := mapArg(c, "defaults"); !ok && modules.Truthy(c.Arg("defaults")) {
 		return fail(name, "Defaults must be formed as a dict"), nil
 	}
+	if acc := accumulatorContext(c.Env, name); acc != nil {
+		if a.context == nil {
+			a.context = ordered.New()
+		} else {
+			a.context = a.context.Copy()
+		}
+		a.context.Set("accumulator", acc)
+	}
 	if _, err := os.Lstat(name); !a.replace && err == nil {
 		return managedPermsOnly(c, a, ret)
 	}

@@ -405,6 +405,7 @@ func blockreplace(ctx context.Context, c *states.Call) (*states.Result, error) {
 		return fail(name, msg), nil
 	}
 	o := fmod.BlockOptsFrom(c.Arg)
+	o.Content = accumulatorText(c, name, o.Content)
 	if modules.Truthy(c.Arg("source")) || modules.Truthy(c.Arg("sources")) {
 		chunks, res := textChunks(ctx, c)
 		if res != nil {

@@ -200,3 +200,26 @@ func TestSerialize(t *testing.T) {
 		t.Errorf("json = %q", got)
 	}
 }
+
+func TestAccumulated(t *testing.T) {
+	h := newHarness(t)
+	f, tpl := h.p("block"), h.p("managed")
+	writeFile(t, f, "top\n", 0o644)
+	h.salt("acc.tpl", "{% for line in accumulator['lines'] %}{{ line }}\n{% endfor %}")
+	h.check(
+		step{"file.accumulated", false, []any{"name", "acc1", "filename", f, "text", []any{"one", "two"}}, states.False,
+			"Orphaned accumulator acc1 in None:acc1", ""},
+		step{"file.accumulated", false, []any{"name", "acc1", "filename", f, "text", []any{"one", "two"},
+			"require_in", []any{map1("file", "target")}}, states.True, "Accumulator acc1 for file " + f + " was charged by text", `{}`},
+		step{"file.blockreplace", false, []any{"name", f, "__id__", "target", "append_if_not_found", true}, states.True, "Changes were made", ""},
+		step{"file.accumulated", false, []any{"name", "lines", "filename", tpl, "text", "x",
+			"require_in", []any{map1("file", tpl)}}, states.True, "", `{}`},
+		step{"file.managed", false, []any{"name", tpl, "source", "salt://acc.tpl", "template", "jinja"}, states.True, "", ""},
+	)
+	if got := readFile(t, f); got != "top\n#-- start managed zone --\none\ntwo\n#-- end managed zone --\n" {
+		t.Errorf("block = %q", got)
+	}
+	if got := readFile(t, tpl); got != "x\n" {
+		t.Errorf("managed = %q", got)
+	}
+}
