@@ -267,3 +267,19 @@ func TestInstalledHold(t *testing.T) {
 		changes:  `{"nginx":{"old":"install","new":"1.22.1-9\nhold"}}`,
 		commands: []string{installCmd + "nginx", "dpkg --set-selections"}})
 }
+
+func TestInstalledVersionLatest(t *testing.T) {
+	f := (&pkgtest.Fake{}).Once("dpkg-query *", 0, dpkgNginx1).On("dpkg-query *", 0, dpkgNginx2).
+		On("apt-cache -q policy nginx", 0, "nginx:\n  Candidate: 1.24.0-1\n")
+	e := env(f, false)
+	e.Context[exec.RefreshedKey] = true
+	got := apply(t, e, "pkg.installed", "name", "nginx", "version", "latest")
+	check(t, f, got, expect{result: states.True, comment: "The following packages were installed/updated: nginx=1.24.0-1",
+		changes: `{"nginx":{"old":"1.22.1-9","new":"1.24.0-1"}}`, commands: []string{installCmd + "nginx=1.24.0-1"}})
+
+	f = (&pkgtest.Fake{}).On("dpkg-query *", 0, dpkgNginx2).On("apt-cache -q policy nginx", 0, "nginx:\n  Candidate: 1.24.0-1\n")
+	e = env(f, false)
+	e.Context[exec.RefreshedKey] = true
+	got = apply(t, e, "pkg.installed", "name", "nginx", "version", ">=1.23")
+	check(t, f, got, expect{result: states.True, comment: "All specified packages are already installed and are at the desired version"})
+}

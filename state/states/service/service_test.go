@@ -169,3 +169,17 @@ func TestRealSysVStates(t *testing.T) {
 		t.Errorf("script actions (-want +got):\n%s", diff)
 	}
 }
+
+func TestRunningInitDelay(t *testing.T) {
+	f := (&pkgtest.Fake{}).Once("* is-active nginx.service", 3, "inactive")
+	e := newEnv(&svcmod.Module{Run: f.Run, Which: which, Root: t.TempDir()}, systemd, false)
+	e.Opts.Set("systemd.scope", false)
+	got := apply(t, e, "service.running", "name", "nginx", "init_delay", 0.01)
+	if got.Result != states.True || got.Comment != "Started service nginx\nDelayed return for 0.01 seconds" || js(got.Changes) != `{"nginx":true}` {
+		t.Errorf("got %v %q %s", got.Result, got.Comment, js(got.Changes))
+	}
+	got = apply(t, e, "service.running", "name", "nginx", "enabled", true)
+	if got.Result != states.False || got.Comment != `Service nginx uses non-existent option "enabled".  Perhaps "enable" option was intended?` {
+		t.Errorf("got %v %q", got.Result, got.Comment)
+	}
+}
