@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kevinburke/ssh_config"
@@ -25,11 +26,36 @@ import (
 // lists (host, originalhost, user, localuser, all; exec, canonical, final
 // and the rest never match, since Brine runs no local commands), values
 // that accumulate (IdentityFile, CertificateFile), and %-token expansion.
+//
+// Lookup is safe for concurrent use; included files are parsed once.
 type SSHConfig struct {
 	// File is the file read; empty for a config that does not exist.
 	File string
 	home string
 	root *configFile
+
+	mu       sync.Mutex
+	included map[string]includeResult
+}
+
+type includeResult struct {
+	f   *configFile
+	err error
+}
+
+// parseIncluded parses an included file once per SSHConfig.
+func (sc *SSHConfig) parseIncluded(path string) (*configFile, error) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if r, ok := sc.included[path]; ok {
+		return r.f, r.err
+	}
+	f, err := parseConfigFile(path)
+	if sc.included == nil {
+		sc.included = map[string]includeResult{}
+	}
+	sc.included[path] = includeResult{f, err}
+	return f, err
 }
 
 // configFile is one parsed file: the library's blocks and the Match
@@ -243,7 +269,7 @@ func (l *lookup) include(from *configFile, args string, depth int) {
 		names, _ := filepath.Glob(a)
 		slices.Sort(names)
 		for _, name := range names {
-			f, err := parseConfigFile(name)
+			f, err := l.sc.parseIncluded(name)
 			if err != nil {
 				l.warnings = append(l.warnings, err.Error())
 				continue
