@@ -8,7 +8,7 @@
 // from /proc/net rather than from netstat's or ss's output; the rows have
 // the shape of Salt's netstat-based parsers.
 //
-// Not here: wol, traceroute, mod_hostname, connect, get_bufsize,
+// Not here: wol, traceroute, mod_hostname, get_bufsize,
 // mod_bufsize, get_route and fqdns.
 package network
 
