@@ -8,8 +8,52 @@ import (
 	"github.com/brinesalt/brine/state/states"
 )
 
+// direction holds what differs between service.running and service.dead.
+type direction struct {
+	running bool
+	// action is the execution function that gets there.
+	action string
+	// absent is the participle of the test-mode comment for a service
+	// that does not exist yet.
+	absent                         string
+	already, set, failed, achieved string
+}
+
+var (
+	toRunning = direction{running: true, action: "start", absent: "started",
+		already: "The service %s is already running", set: "Service %s is set to start",
+		failed: "Service %s failed to start", achieved: "Started service %s"}
+	toDead = direction{action: "stop", absent: "stopped",
+		already: "The service %s is already dead", set: "Service %s is set to be killed",
+		failed: "Service %s failed to die", achieved: "Service %s was killed"}
+)
+
 // Running is service.running.
 func Running(ctx context.Context, c *states.Call) (*states.Result, error) {
+	return converge(ctx, c, toRunning)
+}
+
+// Dead is service.dead.
+func Dead(ctx context.Context, c *states.Call) (*states.Result, error) {
+	return converge(ctx, c, toDead)
+}
+
+// status is the service's running state and, when the module can tell,
+// whether it is enabled.
+func (s svc) status(sig any) (up, enabled bool, err error) {
+	if up, err = s.bool("status", sig); err != nil {
+		return false, false, err
+	}
+	enabled = true
+	if s.has("enabled") {
+		enabled, err = s.bool("enabled")
+	}
+	return up, enabled, err
+}
+
+// converge is the shared body of running and dead (salt/states/service.py
+// keeps two copies of it).
+func converge(ctx context.Context, c *states.Call, d direction) (*states.Result, error) {
 	name := c.Str("name")
 	r := states.NewResult(name, states.True, "")
 	if res := enabledUsed(c); res != nil {
@@ -25,22 +69,18 @@ func Running(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if !ok {
 		if c.Env.Test {
 			r.Result = states.None
-			r.Comment = fmt.Sprintf("Service %s not present; if created in this state run, it would have been started", name)
+			r.Comment = fmt.Sprintf("Service %s not present; if created in this state run, it would have been %s", name, d.absent)
+		} else if !d.running {
+			r.Result = states.True
 		}
 		return r, nil
 	}
-	before, err := s.bool("status", c.Arg("sig"))
+	before, beforeEnabled, err := s.status(c.Arg("sig"))
 	if err != nil {
 		return nil, err
 	}
-	beforeEnabled := true
-	if s.has("enabled") {
-		if beforeEnabled, err = s.bool("enabled"); err != nil {
-			return nil, err
-		}
-	}
-	if before {
-		r.Comment = fmt.Sprintf("The service %s is already running", name)
+	if before == d.running {
+		r.Comment = fmt.Sprintf(d.already, name)
 		switch {
 		case setEnable && enable && !beforeEnabled:
 			s.toggle(r, true, "none", true)
@@ -50,45 +90,51 @@ func Running(ctx context.Context, c *states.Call) (*states.Result, error) {
 		return r, nil
 	}
 	if c.Env.Test {
-		r.Result, r.Comment = states.None, fmt.Sprintf("Service %s is set to start", name)
+		r.Result, r.Comment = states.None, fmt.Sprintf(d.set, name)
 		return r, nil
 	}
-	started, err := s.bool("start")
-	if err != nil {
+	done, err := s.bool(d.action)
+	if err != nil && d.running {
 		r.Result, r.Comment = states.False, strerror(err)
 		return r, nil
 	}
-	if !started {
-		r.Result, r.Comment = states.False, fmt.Sprintf("Service %s failed to start", name)
-		if setEnable {
-			s.toggle(r, enable, "false", false)
-		}
-		return r, nil
-	}
-	sleep(ctx, c.Arg("init_delay"))
-	after, err := s.bool("status", c.Arg("sig"))
 	if err != nil {
 		return nil, err
 	}
-	afterEnabled := true
-	if s.has("enabled") {
-		if afterEnabled, err = s.bool("enabled"); err != nil {
-			return nil, err
+	if !done {
+		r.Result, r.Comment = states.False, fmt.Sprintf(d.failed, name)
+		if setEnable {
+			s.toggle(r, enable, triStr(!d.running), false)
 		}
+		return r, nil
+	}
+	return settle(ctx, c, s, d, r, before, beforeEnabled, setEnable, enable)
+}
+
+// settle waits init_delay, reads the outcome and applies enable.
+func settle(ctx context.Context, c *states.Call, s svc, d direction, r *states.Result, before, beforeEnabled, setEnable, enable bool) (*states.Result, error) {
+	sleep(ctx, c.Arg("init_delay"))
+	var sig any
+	if d.running {
+		sig = c.Arg("sig") // service.dead checks without the signature, as Salt does
+	}
+	after, afterEnabled, err := s.status(sig)
+	if err != nil {
+		return nil, err
 	}
 	if (beforeEnabled != afterEnabled || before != after) && r.Changes.Len() == 0 {
-		r.Changes.Set(name, after)
+		r.Changes.Set(s.name, after)
 	}
-	if after {
-		r.Comment = fmt.Sprintf("Started service %s", name)
+	if after == d.running {
+		r.Comment = fmt.Sprintf(d.achieved, s.name)
 	} else {
-		r.Result, r.Comment = states.False, fmt.Sprintf("Service %s failed to start", name)
+		r.Result, r.Comment = states.False, fmt.Sprintf(d.failed, s.name)
 	}
 	if setEnable {
-		s.toggle(r, enable, triStr(after), after)
+		s.toggle(r, enable, triStr(after), after == d.running)
 	}
-	if d := c.Arg("init_delay"); modules.Truthy(d) {
-		r.Comment = fmt.Sprintf("%s\nDelayed return for %s seconds", r.Comment, delayStr(d))
+	if delay := c.Arg("init_delay"); d.running && modules.Truthy(delay) {
+		r.Comment = fmt.Sprintf("%s\nDelayed return for %s seconds", r.Comment, delayStr(delay))
 	}
 	return r, nil
 }
@@ -98,89 +144,6 @@ func triStr(b bool) string {
 		return "true"
 	}
 	return "false"
-}
-
-// Dead is service.dead.
-func Dead(ctx context.Context, c *states.Call) (*states.Result, error) {
-	name := c.Str("name")
-	r := states.NewResult(name, states.True, "")
-	if res := enabledUsed(c); res != nil {
-		return res, nil
-	}
-	setEnable, enable := enableTri(c.Arg("enable"))
-	s := svc{ctx, c, name}
-	ok, err := s.available(r)
-	if err != nil {
-		r.Result, r.Comment = states.False, strerror(err)
-		return r, nil
-	}
-	if !ok {
-		if c.Env.Test {
-			r.Result = states.None
-			r.Comment = fmt.Sprintf("Service %s not present; if created in this state run, it would have been stopped", name)
-		} else {
-			r.Result = states.True
-		}
-		return r, nil
-	}
-	before, err := s.bool("status", c.Arg("sig"))
-	if err != nil {
-		return nil, err
-	}
-	beforeEnabled := true
-	if s.has("enabled") {
-		if beforeEnabled, err = s.bool("enabled"); err != nil {
-			return nil, err
-		}
-	}
-	if !before {
-		r.Comment = fmt.Sprintf("The service %s is already dead", name)
-		switch {
-		case setEnable && enable && !beforeEnabled:
-			s.toggle(r, true, "none", true)
-		case setEnable && !enable && beforeEnabled:
-			s.toggle(r, false, "none", true)
-		}
-		return r, nil
-	}
-	if c.Env.Test {
-		r.Result, r.Comment = states.None, fmt.Sprintf("Service %s is set to be killed", name)
-		return r, nil
-	}
-	stopped, err := s.bool("stop")
-	if err != nil {
-		return nil, err
-	}
-	if !stopped {
-		r.Result, r.Comment = states.False, fmt.Sprintf("Service %s failed to die", name)
-		if setEnable {
-			s.toggle(r, enable, "true", false)
-		}
-		return r, nil
-	}
-	sleep(ctx, c.Arg("init_delay"))
-	after, err := s.bool("status")
-	if err != nil {
-		return nil, err
-	}
-	afterEnabled := true
-	if s.has("enabled") {
-		if afterEnabled, err = s.bool("enabled"); err != nil {
-			return nil, err
-		}
-	}
-	if (beforeEnabled != afterEnabled || before != after) && r.Changes.Len() == 0 {
-		r.Changes.Set(name, after)
-	}
-	if after {
-		r.Result, r.Comment = states.False, fmt.Sprintf("Service %s failed to die", name)
-	} else {
-		r.Comment = fmt.Sprintf("Service %s was killed", name)
-	}
-	if setEnable {
-		s.toggle(r, enable, triStr(after), !after)
-	}
-	return r, nil
 }
 
 // Enabled is service.enabled.
