@@ -143,7 +143,10 @@ func get(_ context.Context, c *modules.Call) (any, error) {
 	}
 	data := Defaults()
 	for _, src := range []*ordered.Map{master(c.Env), c.Env.Pillar, c.Env.Grains, c.Env.Opts} {
-		src = grains.DeepCopy(src).(*ordered.Map)
+		if src == nil {
+			continue
+		}
+		src, _ = grains.DeepCopy(src).(*ordered.Map)
 		if strategy == "overwrite" {
 			src.Range(func(k, v any) bool { data.Set(k, v); return true })
 			continue

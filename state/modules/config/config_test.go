@@ -80,3 +80,16 @@ func TestConfig(t *testing.T) {
 		t.Error("merge mutated grains")
 	}
 }
+
+func TestNilData(t *testing.T) {
+	env := &modules.Env{Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, kw := range []*ordered.Map{nil, ordered.FromPairs("merge", "recurse"), ordered.FromPairs("merge", "overwrite")} {
+		got, err := env.Run(context.Background(), "config.get", []any{"hosts.file"}, kw)
+		if err != nil || got != "/etc/hosts" {
+			t.Errorf("config.get %v = %v, %v", kw, got, err)
+		}
+	}
+	if got, _ := env.Run(context.Background(), "config.option", []any{"x"}, nil); got != "" {
+		t.Errorf("option = %v", got)
+	}
+}
