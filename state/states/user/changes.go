@@ -35,12 +35,6 @@ func (d *desired) changes(ctx context.Context, allowUID, allowGID bool) (*ordere
 		return nil, true, err
 	}
 	ch := ordered.New()
-	curGroups := strList(lusr.Value("groups"))
-	wanted := uniqSorted(append(append([]string(nil), d.groups...), d.optGroups...))
-	removeGroups := c.Bool("remove_groups")
-	if !removeGroups || (!d.hasGroups && len(d.optGroups) == 0) {
-		wanted = uniqSorted(append(wanted, curGroups...))
-	}
 	if uid := c.Arg("uid"); modules.Truthy(uid) && str(lusr.Value("uid")) != str(uid) {
 		ch.Set("uid", uid)
 	}
@@ -53,17 +47,50 @@ func (d *desired) changes(ctx context.Context, allowUID, allowGID bool) (*ordere
 			ch.Set("gid", d.gid)
 		}
 	}
+	if err := d.groupsChange(ctx, lusr, ch); err != nil {
+		return nil, true, err
+	}
+	d.homeAndShell(lusr, ch)
+	d.passwordChange(lshad, ch)
+	for _, k := range []string{"fullname", "roomnumber", "workphone", "homephone", "other"} {
+		if v := c.Arg(k); v != nil && str(lusr.Value(k)) != str(v) {
+			ch.Set(k, str(v))
+		}
+	}
+	var errs []string
+	if !allowUID && ch.Has("uid") {
+		errs = append(errs, fmt.Sprintf("Changing uid (%s -> %s) not permitted, set allow_uid_change to True to force this change. Note that this will not change file ownership.", str(lusr.Value("uid")), str(c.Arg("uid"))))
+	}
+	if !allowGID && ch.Has("gid") {
+		errs = append(errs, fmt.Sprintf("Changing gid (%s -> %s) not permitted, set allow_gid_change to True to force this change. Note that this will not change file ownership.", str(lusr.Value("gid")), str(d.gid)))
+	}
+	if len(errs) > 0 {
+		return nil, true, fmt.Errorf("Encountered error checking for needed changes. Additional info follows:\n\n- %s", strings.Join(errs, "\n- "))
+	}
+	return ch, true, nil
+}
+
+// groupsChange adds "groups" when the supplementary groups differ, the
+// primary group (old and new) and the user's own group left out.
+func (d *desired) groupsChange(ctx context.Context, lusr, ch *ordered.Map) error {
+	c := d.c
+	curGroups := strList(lusr.Value("groups"))
+	wanted := uniqSorted(append(append([]string(nil), d.groups...), d.optGroups...))
+	removeGroups := c.Bool("remove_groups")
+	if !removeGroups || (!d.hasGroups && len(d.optGroups) == 0) {
+		wanted = uniqSorted(append(wanted, curGroups...))
+	}
 	def := lusr.Value("gid")
 	if d.gid != nil {
 		def = d.gid
 	}
 	defGrp, err := gidToGroup(ctx, c, def)
 	if err != nil {
-		return nil, true, err
+		return err
 	}
 	oldDefGrp, err := gidToGroup(ctx, c, lusr.Value("gid"))
 	if err != nil {
-		return nil, true, err
+		return err
 	}
 	if contains(curGroups, defGrp) || contains(wanted, defGrp) {
 		curGroups, wanted = without(curGroups, defGrp), without(wanted, defGrp)
@@ -81,6 +108,11 @@ func (d *desired) changes(ctx context.Context, allowUID, allowGID bool) (*ordere
 		}
 		ch.Set("groups", l)
 	}
+	return nil
+}
+
+func (d *desired) homeAndShell(lusr, ch *ordered.Map) {
+	c := d.c
 	if home := c.Str("home"); home != "" && str(lusr.Value("home")) != home {
 		ch.Set("home", home)
 	}
@@ -96,6 +128,12 @@ func (d *desired) changes(ctx context.Context, allowUID, allowGID bool) (*ordere
 	if sh := c.Str("shell"); sh != "" && str(lusr.Value("shell")) != sh {
 		ch.Set("shell", sh)
 	}
+}
+
+// passwordChange sets a hash only over the unset one ("!") unless
+// enforce_password, as with Salt's linux_shadow default_hash.
+func (d *desired) passwordChange(lshad, ch *ordered.Map) {
+	c := d.c
 	cur := str(lshad.Value("passwd"))
 	if pw := c.Str("password"); pw != "" && !c.Bool("empty_password") {
 		if (cur == "!" || c.Bool("enforce_password")) && cur != pw {
@@ -105,22 +143,6 @@ func (d *desired) changes(ctx context.Context, allowUID, allowGID bool) (*ordere
 	if c.Bool("empty_password") && cur != "" {
 		ch.Set("empty_password", true)
 	}
-	for _, k := range []string{"fullname", "roomnumber", "workphone", "homephone", "other"} {
-		if v := c.Arg(k); v != nil && str(lusr.Value(k)) != str(v) {
-			ch.Set(k, str(v))
-		}
-	}
-	var errs []string
-	if !allowUID && ch.Has("uid") {
-		errs = append(errs, fmt.Sprintf("Changing uid (%s -> %s) not permitted, set allow_uid_change to True to force this change. Note that this will not change file ownership.", str(lusr.Value("uid")), str(c.Arg("uid"))))
-	}
-	if !allowGID && ch.Has("gid") {
-		errs = append(errs, fmt.Sprintf("Changing gid (%s -> %s) not permitted, set allow_gid_change to True to force this change. Note that this will not change file ownership.", str(lusr.Value("gid")), str(d.gid)))
-	}
-	if len(errs) > 0 {
-		return nil, true, fmt.Errorf("Encountered error checking for needed changes. Additional info follows:\n\n- %s", strings.Join(errs, "\n- "))
-	}
-	return ch, true, nil
 }
 
 // groupChanges is _group_changes without the shared-gid exception.
