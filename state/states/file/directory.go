@@ -405,8 +405,10 @@ func applyDirectory(c *states.Call, a *dirArgs, r *states.Result) (*states.Resul
 		r.Changes.Set(name, ordered.FromPairs("directory", "new"))
 		return r, nil
 	}
+	// Salt keeps the predicted per-path changes and adds check_perms'
+	// flat user/group/mode keys to them.
 	ret := fmod.NewRet(name)
-	ret.Changes = ordered.New()
+	ret.Changes = r.Changes
 	var err error
 	if !a.childrenOnly {
 		if ret, _, err = fmod.CheckPerms(name, ret, a.user, a.group, a.dirMode, a.follow, false); err != nil {
@@ -473,6 +475,9 @@ func applyRecurse(a *dirArgs, ret *fmod.Ret) []string {
 			ret.Result, ret.Comment = false, fmt.Sprintf("Failed to enforce group ownership for group %s", pyStr(a.group))
 		}
 	}
+	if a.recurse["silent"] {
+		ret.Changes = ordered.FromPairs("recursion", "Changes silenced")
+	}
 	var errs []string
 	for _, e := range walk(a.name, a.maxDepth) {
 		if !a.recurse["ignore_files"] {
@@ -489,9 +494,6 @@ func applyRecurse(a *dirArgs, ret *fmod.Ret) []string {
 				}
 			}
 		}
-	}
-	if a.recurse["silent"] {
-		ret.Changes = ordered.FromPairs("recursion", "Changes silenced")
 	}
 	return errs
 }

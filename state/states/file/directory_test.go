@@ -15,7 +15,7 @@ func TestDirectory(t *testing.T) {
 			"The following files will be changed:\n" + d + ": directory - new\n", `{"` + d + `":{"directory":"new"}}`},
 		step{"file.directory", false, []any{"name", d}, states.True, "", `{"` + d + `":{"directory":"new"}}`},
 		step{"file.directory", false, []any{"name", d + "/"}, states.True, "The directory " + d + " is in the correct state", `{}`},
-		step{"file.directory", false, []any{"name", d, "mode", 700}, states.True, "Directory " + d + " updated", `{"mode":"0700"}`},
+		step{"file.directory", false, []any{"name", d, "mode", 700}, states.True, "Directory " + d + " updated", `{"` + d + `":{"mode":"0700"},"mode":"0700"}`},
 		step{"file.directory", true, []any{"name", d, "mode", 755}, states.None, "", `{"` + d + `":{"mode":"0755"}}`},
 		step{"file.directory", false, []any{"name", deep, "makedirs", true, "mode", "0750"}, states.True, "", `{"` + deep + `":{"directory":"new"}}`},
 		// notes item 35: the changes stay although the result is false.
@@ -49,7 +49,8 @@ func TestDirectoryRecurseAndClean(t *testing.T) {
 			// os.walk order: a root's files, then its directories.
 			`{"` + h.p("tree/a.txt") + `":{"mode":"0644"},"` + h.p("tree/sub") + `":{"mode":"0755"},"` + h.p("tree/sub/b.txt") + `":{"mode":"0644"}}`},
 		step{"file.directory", false, []any{"name", d, "dir_mode", 755, "file_mode", 644, "recurse", []any{"mode"}}, states.True,
-			"Directory " + d + " updated", `{"mode":"0644"}`},
+			"Directory " + d + " updated",
+			`{"` + h.p("tree/a.txt") + `":{"mode":"0644"},"` + h.p("tree/sub") + `":{"mode":"0755"},"` + h.p("tree/sub/b.txt") + `":{"mode":"0644"},"mode":"0644"}`},
 		step{"file.directory", false, []any{"name", d, "dir_mode", 755, "file_mode", 644, "recurse", []any{"mode"}}, states.True,
 			"The directory " + d + " is in the correct state", `{}`},
 		step{"file.directory", false, []any{"name", d, "recurse", []any{"bogus"}}, states.False,
@@ -57,7 +58,9 @@ func TestDirectoryRecurseAndClean(t *testing.T) {
 		step{"file.directory", true, []any{"name", d, "clean", true, "require", []any{map1("file", h.p("tree/a.txt"))}}, states.None, "",
 			`{"` + h.p("tree/sub") + `":{"removed":"Removed due to clean"},"` + h.p("tree/sub/b.txt") + `":{"removed":"Removed due to clean"}}`},
 		step{"file.directory", false, []any{"name", d, "clean", true, "require", []any{map1("file", h.p("tree/a.txt"))}}, states.True,
-			"Files cleaned from directory " + d, `{"removed":["` + h.p("tree/sub") + `","` + h.p("tree/sub/b.txt") + `"]}`},
+			"Files cleaned from directory " + d,
+			`{"` + h.p("tree/sub") + `":{"removed":"Removed due to clean"},"` + h.p("tree/sub/b.txt") + `":{"removed":"Removed due to clean"},` +
+				`"removed":["` + h.p("tree/sub") + `","` + h.p("tree/sub/b.txt") + `"]}`},
 	)
 	if m := modeOf(t, h.p("tree/a.txt")); m != "0644" {
 		t.Errorf("recursed file mode = %s", m)
@@ -156,7 +159,8 @@ func TestDirectoryOwnership(t *testing.T) {
 		step{"file.directory", true, []any{"name", d, "user", "nobody", "group", "nogroup", "recurse", []any{"user", "group"}}, states.None, "",
 			`{"` + h.p("owned/f") + `":{"user":"nobody","group":"nogroup"},"` + d + `":{"user":"nobody","group":"nogroup"}}`},
 		step{"file.directory", false, []any{"name", d, "user", "nobody", "group", "nogroup", "recurse", []any{"user", "group"}}, states.True,
-			"Directory " + d + " updated", `{"user":"nobody","group":"nogroup"}`},
+			"Directory " + d + " updated",
+			`{"` + h.p("owned/f") + `":{"user":"nobody","group":"nogroup"},"` + d + `":{"user":"nobody","group":"nogroup"},"user":"nobody","group":"nogroup"}`},
 		step{"file.directory", false, []any{"name", d, "user", "nobody", "group", "nogroup", "recurse", []any{"user", "group"}}, states.True,
 			"The directory " + d + " is in the correct state", `{}`},
 		step{"file.directory", false, []any{"name", d, "user", "no-such-user-x"}, states.False, "User no-such-user-x is not available ", ""},
