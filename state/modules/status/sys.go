@@ -101,6 +101,7 @@ func diskusage(_ context.Context, c *modules.Call) (any, error) {
 	if len(c.VarArgs) == 0 {
 		fstypes = []string{"*"}
 	}
+	explicit := len(selected)
 	if len(fstypes) > 0 {
 		b, err := os.ReadFile("/proc/mounts")
 		if err != nil {
@@ -109,12 +110,19 @@ func diskusage(_ context.Context, c *modules.Call) (any, error) {
 		selected = append(selected, selectMounts(string(b), fstypes)...)
 	}
 	ret := ordered.New()
-	for _, p := range selected {
+	for i, p := range selected {
 		if ret.Has(p) {
 			continue
 		}
 		var st unix.Statfs_t
 		if err := unix.Statfs(p, &st); err != nil {
+			// Salt raises here; a mount found by type that cannot be
+			// read (a permission-restricted or stale mount) is skipped
+			// instead, so one bad mount does not hide the others.
+			if i >= explicit {
+				c.Env.Log.Debug("statvfs failed", "path", p, "err", err.Error())
+				continue
+			}
 			return nil, modules.Errorf("statvfs %s: %w", p, err)
 		}
 		bs := int(st.Bsize)
