@@ -237,6 +237,18 @@ func TestE2EProxyJump(t *testing.T) {
 	if got, code, stderr := e.saltSSH("*", "test.ping"); code != 0 || len(got) != 3 {
 		t.Fatalf("harness roster: code %d, %v\n%s", code, got, stderr)
 	}
+	// The chain from ~/.ssh/config: the alias's ProxyJump names another
+	// alias, resolved through the config too.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeTestFile(t, filepath.Join(home, ".ssh", "config"), fmt.Sprintf(
+		"Host inner\n  HostName %s\n  ProxyJump middle\nHost middle\n  HostName %s\n  User %s\n  ProxyJump %s@%s\n",
+		h3.IP, h2.IP, u, u, h1.IP))
+	e.useConfig("deep:\n  host: inner\n  user: "+u+"\n"+priv+"  sudo: True\n",
+		"ssh_config_file: "+filepath.Join(home, ".ssh", "config")+"\n")
+	if got, code, stderr := e.saltSSH("deep", "cmd.run", "hostname"); code != 0 || got["deep"] != "host3" {
+		t.Fatalf("ProxyJump from ssh_config: code %d, %v\n%s", code, got, stderr)
+	}
 	// A loop, and a bastion that is down, fail per host naming the hop.
 	// (A roster entry's own ssh_options come before --ssh-option, and the
 	// first ProxyJump wins, so this entry has none.)
