@@ -264,41 +264,17 @@ func callInstall(ctx context.Context, c *states.Call, p *plan, pkgs, sources any
 	return salt(ctx, c, "pkg.install", nil, kw...)
 }
 
+// outcome sorts the desired packages after an install.
+type outcome struct {
+	modified, notModified, failed []string
+}
+
 // verifyInstall is the end of pkg.installed: compare what is installed
 // now with what was asked for and word the comment.
 func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordered.Map, isSources bool, notes holdNotes) (*states.Result, error) {
-	inTargets := func(n string) bool { return containsWant(p.targets, n) }
-	var modified, notModified, failed []string
-	if isSources {
-		for _, t := range p.targets {
-			if changes.Has(t.name) {
-				modified = append(modified, t.name)
-			} else {
-				failed = append(failed, t.name)
-			}
-		}
-		for _, d := range p.desired {
-			if !inTargets(d.name) && !containsWant(p.toReinstall, d.name) {
-				notModified = append(notModified, d.name)
-			}
-		}
-	} else {
-		now, err := listPkgs(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		cmp := cmpFunc(ctx, c)
-		for _, d := range p.desired {
-			ok := installedOK(cmp, now[strings.SplitN(d.name, "=", 2)[0]], d.version, c.Arg("ignore_epoch"))
-			switch {
-			case ok && inTargets(d.name):
-				modified = append(modified, d.name)
-			case ok && !containsWant(p.toReinstall, d.name):
-				notModified = append(notModified, d.name)
-			case !ok && inTargets(d.name):
-				failed = append(failed, d.name)
-			}
-		}
+	o, err := classify(ctx, c, p, changes, isSources)
+	if err != nil {
+		return nil, err
 	}
 	show := func(names []string) string {
 		out := make([]string, len(names))
@@ -311,25 +287,23 @@ func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordere
 		return strings.Join(out, ", ")
 	}
 	var comment []string
-	if len(modified) > 0 {
-		if s := show(modified); len(s) < 20 {
+	if n := len(o.modified); n > 0 {
+		if s := show(o.modified); len(s) < 20 {
 			comment = append(comment, "The following packages were installed/updated: "+s)
 		} else {
-			comment = append(comment, fmt.Sprintf("%d targeted package%s %s installed/updated.", len(modified), plural(len(modified), "s", ""), plural(len(modified), "were", "was")))
+			comment = append(comment, fmt.Sprintf("%d targeted package%s %s installed/updated.", n, plural(n, "s", ""), plural(n, "were", "was")))
 		}
 	}
 	comment = append(comment, notes.modified...)
-	if len(notModified) > 0 {
-		if len(notModified) <= 20 {
-			comment = append(comment, "The following packages were already installed: "+show(notModified))
-		} else {
-			comment = append(comment, fmt.Sprintf("%d targeted package%s %s already installed", len(notModified), plural(len(notModified), "s", ""), plural(len(notModified), "were", "was")))
-		}
+	if n := len(o.notModified); n > 20 {
+		comment = append(comment, fmt.Sprintf("%d targeted package%s %s already installed", n, plural(n, "s", ""), plural(n, "were", "was")))
+	} else if n > 0 {
+		comment = append(comment, "The following packages were already installed: "+show(o.notModified))
 	}
 	comment = append(comment, notes.same...)
 	result := states.True
-	if len(failed) > 0 {
-		comment = append([]string{"The following packages failed to install/update: " + show(failed)}, comment...)
+	if len(o.failed) > 0 {
+		comment = append([]string{"The following packages failed to install/update: " + show(o.failed)}, comment...)
 		result = states.False
 	}
 	if len(notes.failed) > 0 {
@@ -351,6 +325,45 @@ func verifyInstall(ctx context.Context, c *states.Call, p *plan, changes *ordere
 	r := states.NewResult(c.Arg("name"), result, strings.Join(comment, "\n"))
 	r.Changes = changes
 	return r, nil
+}
+
+// classify is _verify_install and the lists built from it; for sources
+// the changes decide.
+func classify(ctx context.Context, c *states.Call, p *plan, changes *ordered.Map, isSources bool) (outcome, error) {
+	var o outcome
+	inTargets := func(n string) bool { return containsWant(p.targets, n) }
+	if isSources {
+		for _, t := range p.targets {
+			if changes.Has(t.name) {
+				o.modified = append(o.modified, t.name)
+			} else {
+				o.failed = append(o.failed, t.name)
+			}
+		}
+		for _, d := range p.desired {
+			if !inTargets(d.name) && !containsWant(p.toReinstall, d.name) {
+				o.notModified = append(o.notModified, d.name)
+			}
+		}
+		return o, nil
+	}
+	now, err := listPkgs(ctx, c)
+	if err != nil {
+		return o, err
+	}
+	cmp := cmpFunc(ctx, c)
+	for _, d := range p.desired {
+		ok := installedOK(cmp, now[strings.SplitN(d.name, "=", 2)[0]], d.version, c.Arg("ignore_epoch"))
+		switch {
+		case ok && inTargets(d.name):
+			o.modified = append(o.modified, d.name)
+		case ok && !containsWant(p.toReinstall, d.name):
+			o.notModified = append(o.notModified, d.name)
+		case !ok && inTargets(d.name):
+			o.failed = append(o.failed, d.name)
+		}
+	}
+	return o, nil
 }
 
 func plural(n int, many, one string) string {
