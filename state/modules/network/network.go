@@ -9,7 +9,7 @@
 // the shape of Salt's netstat-based parsers.
 //
 // Not here: wol, traceroute, mod_hostname, get_bufsize,
-// mod_bufsize, get_route and fqdns.
+// mod_bufsize and fqdns.
 package network
 
 import (
