@@ -106,6 +106,8 @@ func pyStr(v any) string {
 		return "None"
 	case string:
 		return x
+	case []any, *ordered.Map:
+		return modules.PyRepr(v)
 	}
 	return ordered.KeyString(v)
 }
