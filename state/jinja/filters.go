@@ -521,6 +521,9 @@ func fSort(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 		var parts tuple
 		for _, a := range attrs {
 			k, err := r.attrPath(x, a)
+			if u, isU := k.(*undefined); isU && err == nil && attr != nil && r.strictFor(u) {
+				err = u.err()
+			}
 			if err != nil && keyErr == nil {
 				keyErr = err
 			}
@@ -534,10 +537,14 @@ func fSort(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 		}
 		return parts
 	}
-	if err := sortValues(items, key, rev); err != nil {
+	err = sortValues(items, key, rev)
+	if keyErr != nil {
+		return nil, keyErr
+	}
+	if err != nil {
 		return nil, err
 	}
-	return newList(items), keyErr
+	return newList(items), nil
 }
 
 func fSum(r *runner, v any, args []any, kw *ordered.Map) (any, error) {

@@ -310,6 +310,31 @@ func fURLEncode(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 		}
 		return b.String(), nil
 	}
+	if items, ok := seqItems(v); ok {
+		var parts []string
+		for _, it := range items {
+			pair, err := r.iterate(it)
+			if err != nil {
+				return nil, typeErr("cannot unpack non-iterable %s object", typeName(it))
+			}
+			if len(pair) > 2 {
+				return nil, runtimeErr("too many values to unpack (expected 2)")
+			}
+			if len(pair) < 2 {
+				return nil, runtimeErr("not enough values to unpack (expected 2, got %d)", len(pair))
+			}
+			ks, err := quote(pair[0], "", true)
+			if err != nil {
+				return nil, err
+			}
+			vs, err := quote(pair[1], "", true)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, ks+"="+vs)
+		}
+		return strings.Join(parts, "&"), nil
+	}
 	if m, ok := v.(*ordered.Map); ok {
 		var parts []string
 		var err error
@@ -346,36 +371,85 @@ func fWordcount(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 	return n, nil
 }
 
+// fWordwrap is Jinja's wordwrap: each line of the text wrapped on its
+// own by Python's textwrap (whitespace kept inside lines, dropped at line
+// ends, long words broken).
 func fWordwrap(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
-	s, err := r.toStr(v)
-	if err != nil {
-		return nil, err
+	s, ok := v.(string)
+	if !ok {
+		if u, isU := v.(*undefined); isU {
+			return nil, u.err()
+		}
+		return nil, typeErr("'%s' object has no attribute 'splitlines'", typeName(v))
 	}
 	width, _ := asInt(arg(args, kw, 0, "width", 79))
+	breakLong, _ := r.truthy(arg(args, kw, 1, "break_long_words", true))
 	sep, _ := arg(args, kw, 2, "wrapstring", "\n").(string)
-	var lines []string
+	if width <= 0 {
+		return nil, runtimeErr("invalid width %d (must be > 0)", width)
+	}
+	var out []string
 	for _, para := range pySplitLines(s, false) {
-		line := ""
-		for _, w := range strings.Fields(para) {
-			switch {
-			case line == "":
-				line = w
-			case len([]rune(line))+1+len([]rune(w)) <= width:
-				line += " " + w
-			default:
-				lines = append(lines, line)
-				line = w
+		out = append(out, strings.Join(textWrap(para, width, breakLong), sep))
+	}
+	return strings.Join(out, sep), nil
+}
+
+// textWrap is textwrap.wrap(expand_tabs=False, replace_whitespace=False)
+// for one line: greedy filling of word and whitespace chunks.
+func textWrap(text string, width int, breakLong bool) []string {
+	var chunks [][]rune
+	rs := []rune(text)
+	for i := 0; i < len(rs); {
+		j := i + 1
+		isSpace := unicode.IsSpace(rs[i])
+		for j < len(rs) && unicode.IsSpace(rs[j]) == isSpace {
+			j++
+		}
+		chunks = append(chunks, rs[i:j])
+		i = j
+	}
+	space := func(c []rune) bool { return len(c) > 0 && unicode.IsSpace(c[0]) }
+	var lines []string
+	for len(chunks) > 0 {
+		var cur [][]rune
+		curLen := 0
+		if len(lines) > 0 && space(chunks[0]) {
+			chunks = chunks[1:]
+		}
+		for len(chunks) > 0 && curLen+len(chunks[0]) <= width {
+			cur = append(cur, chunks[0])
+			curLen += len(chunks[0])
+			chunks = chunks[1:]
+		}
+		if len(chunks) > 0 && len(chunks[0]) > width {
+			if breakLong {
+				room := max(width-curLen, 1)
+				cur = append(cur, chunks[0][:room])
+				chunks[0] = chunks[0][room:]
+			} else if len(cur) == 0 {
+				cur = append(cur, chunks[0])
+				chunks = chunks[1:]
 			}
 		}
-		lines = append(lines, line)
+		if len(cur) > 0 && space(cur[len(cur)-1]) {
+			cur = cur[:len(cur)-1]
+		}
+		if len(cur) > 0 {
+			var b strings.Builder
+			for _, c := range cur {
+				b.WriteString(string(c))
+			}
+			lines = append(lines, b.String())
+		}
 	}
-	return strings.Join(lines, sep), nil
+	return lines
 }
 
 func fXMLAttr(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 	m, ok := v.(*ordered.Map)
 	if !ok {
-		return nil, typeErr("xmlattr requires a mapping")
+		return nil, typeErr("'%s' object has no attribute 'items'", typeName(v))
 	}
 	autospace, _ := r.truthy(arg(args, kw, 0, "autospace", true))
 	var parts []string
@@ -408,7 +482,10 @@ func fFilesize(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
 			f, ok = parsePyFloat(s)
 		}
 		if !ok {
-			return nil, runtimeErr("could not convert %s to float", pyRepr(v))
+			if _, isStr := v.(string); isStr {
+				return nil, runtimeErr("could not convert string to float: %s", pyRepr(v))
+			}
+			return nil, typeErr("float() argument must be a string or a real number, not '%s'", typeName(v))
 		}
 	}
 	binary, _ := r.truthy(arg(args, kw, 0, "binary", false))

@@ -314,7 +314,7 @@ func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 	case *macro:
 		fmt.Fprintf(b, "<Macro '%s'>", x.def.name)
 	case *undefined:
-		b.WriteString("StrictUndefined")
+		b.WriteString("Undefined") // Undefined.__repr__, for every subclass
 	case *module:
 		fmt.Fprintf(b, "<TemplateModule '%s'>", x.name)
 	default:
