@@ -1,0 +1,60 @@
+package master
+
+import (
+	"sync"
+	"time"
+
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// Event is one event on the master bus.
+type Event struct {
+	Tag  string
+	Data *ordered.Map
+}
+
+// Bus is the master event bus (salt/utils/event.py MasterEvent): every
+// subscriber gets each event fired after it subscribed. A subscriber
+// that falls 10,000 events behind loses events rather than stalling
+// the master.
+type Bus struct {
+	mu   sync.Mutex
+	subs map[chan Event]struct{}
+}
+
+// NewBus returns an empty bus.
+func NewBus() *Bus { return &Bus{subs: map[chan Event]struct{}{}} }
+
+// Subscribe returns a channel of events and the function that ends the
+// subscription.
+func (b *Bus) Subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, 10000)
+	b.mu.Lock()
+	b.subs[ch] = struct{}{}
+	b.mu.Unlock()
+	return ch, func() {
+		b.mu.Lock()
+		delete(b.subs, ch)
+		b.mu.Unlock()
+	}
+}
+
+// Fire sends an event, adding _stamp as Salt does.
+func (b *Bus) Fire(tag string, data *ordered.Map) {
+	if data == nil {
+		data = ordered.New()
+	} else {
+		data = data.Copy()
+	}
+	data.Set("_stamp", protocol.EventStamp(time.Now()))
+	ev := Event{Tag: tag, Data: data}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package master
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// The local socket is how salt and salt-run reach the master: a unix
+// socket in sock_dir, mode 0600 so only root (the master's user) can
+// publish. Messages are a 4-byte big-endian length and a msgpack map.
+// Requests carry "cmd": publish, events (the connection then streams
+// {tag, data} maps), runner.
+
+const maxLocalMessage = 64 << 20
+
+func writeMsg(w io.Writer, v any) error {
+	b, err := protocol.MarshalBin(v)
+	if err != nil {
+		return err
+	}
+	hdr := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
+	_, err = w.Write(append(hdr, b...))
+	return err
+}
+
+func readMsg(r io.Reader) (*ordered.Map, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > maxLocalMessage {
+		return nil, fmt.Errorf("local message of %d bytes: too large", n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	v, err := protocol.Decoder{BinType: true}.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(*ordered.Map)
+	if !ok {
+		return nil, fmt.Errorf("local message: not a map")
+	}
+	return m, nil
+}
+
+func (m *Master) listenLocal(ctx context.Context) error {
+	path := m.o.LocalSocket()
+	_ = os.Remove(path)
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	m.local = ln
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				continue
+			}
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				m.serveLocal(ctx, c)
+			}()
+		}
+	}()
+	return nil
+}
+
+func (m *Master) serveLocal(ctx context.Context, c net.Conn) {
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	r := bufio.NewReader(c)
+	for {
+		req, err := readMsg(r)
+		if err != nil {
+			return
+		}
+		cmd, _ := req.Value("cmd").(string)
+		switch cmd {
+		case "publish":
+			jid, minions, err := m.Publish(publishFromMap(req))
+			if err != nil {
+				_ = writeMsg(c, ordered.FromPairs("error", err.Error()))
+				continue
+			}
+			ids := make([]any, len(minions))
+			for i, id := range minions {
+				ids[i] = id
+			}
+			_ = writeMsg(c, ordered.FromPairs("jid", jid, "minions", ids))
+		case "events":
+			m.streamEvents(ctx, c, r)
+			return
+		case "runner":
+			fun, _ := req.Value("fun").(string)
+			args, _ := req.Value("arg").([]any)
+			kw, _ := req.Value("kwarg").(*ordered.Map)
+			ret, err := m.Runner(ctx, fun, args, kw)
+			if err != nil {
+				_ = writeMsg(c, ordered.FromPairs("error", err.Error()))
+				continue
+			}
+			_ = writeMsg(c, ordered.FromPairs("return", ret))
+		default:
+			_ = writeMsg(c, ordered.FromPairs("error", fmt.Sprintf("unknown command %q", cmd)))
+		}
+	}
+}
+
+func (m *Master) streamEvents(ctx context.Context, c net.Conn, r io.Reader) {
+	ch, cancel := m.bus.Subscribe()
+	defer cancel()
+	if err := writeMsg(c, ordered.FromPairs("subscribed", true)); err != nil {
+		return
+	}
+	gone := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, r); close(gone) }()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-gone:
+			return
+		case ev := <-ch:
+			_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if err := writeMsg(c, ordered.FromPairs("tag", ev.Tag, "data", ev.Data)); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func publishFromMap(req *ordered.Map) PublishRequest {
+	p := PublishRequest{Tgt: req.Value("tgt")}
+	p.TgtType, _ = req.Value("tgt_type").(string)
+	p.Fun, _ = req.Value("fun").(string)
+	p.Arg, _ = req.Value("arg").([]any)
+	p.Ret, _ = req.Value("ret").(string)
+	p.User, _ = req.Value("user").(string)
+	p.JID, _ = req.Value("jid").(string)
+	p.Delimiter, _ = req.Value("delimiter").(string)
+	p.Metadata, _ = req.Value("metadata").(*ordered.Map)
+	return p
+}
+
+// Client is a connection to the master's local socket.
+type Client struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+// Dial connects to the master's local socket.
+func Dial(ctx context.Context, path string) (*Client, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the master at %s: %w", path, err)
+	}
+	return &Client{c: c, r: bufio.NewReader(c)}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.c.Close() }
+
+func (c *Client) call(ctx context.Context, req *ordered.Map) (*ordered.Map, error) {
+	stop := context.AfterFunc(ctx, func() { c.c.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if err := writeMsg(c.c, req); err != nil {
+		return nil, fmt.Errorf("master request: %w", err)
+	}
+	resp, err := readMsg(c.r)
+	if err != nil {
+		return nil, fmt.Errorf("master request: %w", err)
+	}
+	if e, ok := resp.Value("error").(string); ok {
+		return nil, errors.New(e)
+	}
+	return resp, nil
+}
+
+// Publish asks the master to publish a job; it returns the jid and the
+// minions expected to answer.
+func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []string, error) {
+	req := ordered.FromPairs("cmd", "publish", "tgt", p.Tgt, "tgt_type", p.TgtType, "fun", p.Fun,
+		"arg", orList(p.Arg), "ret", p.Ret, "user", p.User, "jid", p.JID, "delimiter", p.Delimiter)
+	if p.Metadata != nil {
+		req.Set("metadata", p.Metadata)
+	}
+	resp, err := c.call(ctx, req)
+	if err != nil {
+		return "", nil, err
+	}
+	jid, _ := resp.Value("jid").(string)
+	var ids []string
+	l, _ := resp.Value("minions").([]any)
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			ids = append(ids, s)
+		}
+	}
+	return jid, ids, nil
+}
+
+// Runner runs a runner function on the master.
+func (c *Client) Runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	if kw == nil {
+		kw = ordered.New()
+	}
+	resp, err := c.call(ctx, ordered.FromPairs("cmd", "runner", "fun", fun, "arg", orList(args), "kwarg", kw))
+	if err != nil {
+		return nil, err
+	}
+	return resp.Value("return"), nil
+}
+
+// Events turns the connection into an event stream; the channel closes
+// when the connection or ctx ends.
+func (c *Client) Events(ctx context.Context) (<-chan Event, error) {
+	if _, err := c.call(ctx, ordered.FromPairs("cmd", "events")); err != nil {
+		return nil, err
+	}
+	ch := make(chan Event, 1000)
+	context.AfterFunc(ctx, func() { c.c.Close() })
+	go func() {
+		defer close(ch)
+		for {
+			msg, err := readMsg(c.r)
+			if err != nil {
+				return
+			}
+			tag, _ := msg.Value("tag").(string)
+			data, _ := msg.Value("data").(*ordered.Map)
+			select {
+			case ch <- Event{Tag: tag, Data: data}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, nil
+}

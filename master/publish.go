@@ -1,0 +1,136 @@
+package master
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/pki"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/target"
+)
+
+// PublishRequest is a job to publish (LocalClient.pub's arguments).
+type PublishRequest struct {
+	Tgt       any
+	TgtType   string
+	Fun       string
+	Arg       []any
+	Ret       string
+	User      string
+	JID       string
+	Delimiter string
+	Metadata  *ordered.Map
+}
+
+// Publish is ClearFuncs.publish: resolve the minions the target is
+// expected to reach (CkMinions.check_minions), record the job, fire
+// salt/job/<jid>/new and publish the signed, encrypted load.
+func (m *Master) Publish(r PublishRequest) (string, []string, error) {
+	kind, err := target.ParseKind(r.TgtType)
+	if err != nil {
+		return "", nil, fmt.Errorf("publish: %w", err)
+	}
+	minions, err := m.CheckMinions(r.Tgt, kind, r.Delimiter)
+	if err != nil {
+		return "", nil, fmt.Errorf("publish: %w", err)
+	}
+	jid := r.JID
+	if jid == "" {
+		jid = protocol.NewJID(time.Now())
+	}
+	if r.User == "" {
+		r.User = "root"
+	}
+	job := &protocol.Job{Fun: r.Fun, Arg: r.Arg, Tgt: r.Tgt, JID: jid, Ret: r.Ret, TgtType: string(kind),
+		User: r.User, Delimiter: r.Delimiter, Kwargs: ordered.New()}
+	if r.Metadata != nil {
+		job.Kwargs.Set("metadata", r.Metadata)
+	}
+	load := job.SaltMap()
+	ids := make([]any, len(minions))
+	for i, id := range minions {
+		ids[i] = id
+	}
+	if err := m.jobs.SaveLoad(jid, load, minions); err != nil {
+		m.log.Warn("job cache", "jid", jid, "err", err)
+	}
+	m.bus.Fire(jid, ordered.FromPairs("minions", ids))
+	m.bus.Fire(protocol.JobNewTag(jid), ordered.FromPairs("jid", jid, "tgt_type", string(kind), "tgt", r.Tgt,
+		"user", r.User, "fun", r.Fun, "arg", orList(r.Arg), "minions", ids, "missing", []any{}))
+	sigAlgo := ""
+	if m.o.SignPubMessages {
+		sigAlgo = crypt.PKCS1v15SHA1
+	}
+	p, err := crypt.WrapPublish(m.aesKey(), m.key, load, int(m.serial.Add(1)), sigAlgo)
+	if err != nil {
+		return "", nil, fmt.Errorf("publish %s: %w", jid, err)
+	}
+	frame, err := protocol.Marshal(p)
+	if err != nil {
+		return "", nil, fmt.Errorf("publish %s: %w", jid, err)
+	}
+	m.sendPublish(frame, kind, minions)
+	m.log.Info("published", "jid", jid, "fun", r.Fun, "minions", len(minions))
+	return jid, minions, nil
+}
+
+// sendPublish puts the frame on the publish socket: one frame without
+// zmq_filtering; with it, [sha1(id), frame] per targeted minion for
+// id-based targets and ["broadcast", frame] otherwise.
+func (m *Master) sendPublish(frame []byte, kind target.Kind, minions []string) {
+	if !m.o.ZMQFiltering {
+		m.pubSock.Publish(frame)
+		return
+	}
+	switch kind {
+	case target.Glob, target.PCRE, target.List:
+		for _, id := range minions {
+			m.pubSock.Publish([]byte(Topic(id)), frame)
+		}
+	default:
+		m.pubSock.Publish([]byte("broadcast"), frame)
+	}
+}
+
+// Topic is a minion's zmq_filtering topic: sha1(id).hexdigest().
+func Topic(id string) string {
+	h := sha1.Sum([]byte(id))
+	return hex.EncodeToString(h[:])
+}
+
+// CheckMinions is CkMinions.check_minions: the accepted minions a
+// target is expected to reach. Id targets match the key names; grain and
+// pillar targets match the minion data cache, and a minion without
+// cached data is expected anyway (Salt's greedy mode).
+func (m *Master) CheckMinions(tgt any, kind target.Kind, delim string) ([]string, error) {
+	matcher, err := target.Compile(tgt, kind, target.Options{Delimiter: delim, Nodegroups: m.o.Nodegroups})
+	if err != nil {
+		return nil, err
+	}
+	idOnly := kind == target.Glob || kind == target.PCRE || kind == target.List
+	var out []string
+	for _, id := range m.pki.ListKeys().Get(pki.Accepted) {
+		mn := &target.Minion{ID: id}
+		if !idOnly {
+			d, ok := m.minionData(id)
+			if !ok {
+				out = append(out, id)
+				continue
+			}
+			mn.Grains, mn.Pillar = d.Grains, d.Pillar
+		}
+		if matcher.Match(mn) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Accepted lists the accepted minion ids.
+func (m *Master) Accepted() []string { return m.pki.ListKeys().Get(pki.Accepted) }

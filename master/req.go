@@ -1,0 +1,262 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/pki"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// badLoad is the master's refusal, a clear string (handle_message).
+var badLoad = mustPack("bad load")
+
+func mustPack(v any) []byte {
+	b, err := protocol.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// handle is ReqServerChannel.handle_message for one request frame.
+// Garbage, unknown senders, bad tokens and replays get "bad load" and a
+// log line; nothing a peer sends can stop the worker.
+func (m *Master) handle(ctx context.Context, peer string, body []byte) []byte {
+	req, err := protocol.DecodeRequest(body)
+	if err != nil {
+		m.log.Warn("bad load received on socket", "peer", peer, "err", err)
+		return badLoad
+	}
+	switch req.Enc {
+	case protocol.EncClear:
+		load, ok := req.Load.(*ordered.Map)
+		if !ok || load.Value("cmd") != protocol.CmdAuth {
+			m.log.Warn("clear request that is not _auth dropped", "peer", peer)
+			return badLoad
+		}
+		return m.auth(peer, req, load)
+	case protocol.EncAES:
+		return m.handleAES(ctx, peer, req)
+	}
+	m.log.Warn("unknown request encoding", "peer", peer, "enc", req.Enc)
+	return badLoad
+}
+
+// auth is ReqServerChannel._auth.
+func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []byte {
+	a, err := protocol.ParseAuthRequest(load)
+	if err != nil {
+		m.log.Warn("bad _auth load", "peer", peer, "err", err)
+		return badLoad
+	}
+	o := m.o.Auth
+	if o.MaxMinions > 0 {
+		m.authed.Range(func(k, _ any) bool { o.Connected = append(o.Connected, k.(string)); return true })
+	}
+	out, err := m.pki.Authorize(a.ID, a.Pub, a.AutosignGrains, o)
+	if err != nil {
+		m.log.Warn("authentication refused", "id", a.ID, "err", err)
+	}
+	if out == nil {
+		return badLoad
+	}
+	if out.Act != "" || out.Accepted {
+		m.bus.Fire(protocol.AuthTag(), out.Event)
+	}
+	var reply any = protocol.AuthRefusal(out.Reply(), a.Nonce)
+	if out.Accepted {
+		npub, err := crypt.ParsePublicKey([]byte(a.Pub))
+		if err != nil {
+			m.log.Warn("minion key unreadable", "id", a.ID, "err", err)
+			return badLoad
+		}
+		sess, err := m.sessionKey(a.ID)
+		if err != nil {
+			m.log.Error("session key", "id", a.ID, "err", err)
+			return badLoad
+		}
+		r, err := crypt.BuildAuthReply(m.key, npub, a, crypt.AuthKeys{AES: m.aesKey().KeyString(), Session: sess.KeyString()}, m.pub, m.o.PublishPort)
+		if err != nil {
+			m.log.Warn("auth reply", "id", a.ID, "err", err)
+			return badLoad
+		}
+		reply = r
+		m.authed.Store(a.ID, time.Now())
+		m.log.Info("authenticated", "id", a.ID)
+	} else {
+		m.log.Info("authentication not accepted", "id", a.ID, "act", out.Act, "ret", out.Reply())
+	}
+	if req.Version < 2 {
+		b, err := protocol.Marshal(reply)
+		if err != nil {
+			return badLoad
+		}
+		return b
+	}
+	sc, err := crypt.SignClear(m.key, reply, a.SigAlgo)
+	if err != nil {
+		m.log.Warn("sign auth reply", "id", a.ID, "err", err)
+		return badLoad
+	}
+	b, err := protocol.Marshal(sc)
+	if err != nil {
+		return badLoad
+	}
+	return b
+}
+
+// handleAES opens a version 3 encrypted request and dispatches it to the
+// AESFuncs method its cmd names.
+func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Request) []byte {
+	if req.Version < 3 || !pki.ValidID(m.o.PKIDir, req.ID) {
+		m.log.Warn("request without a valid id dropped", "peer", peer, "version", req.Version)
+		return badLoad
+	}
+	npub, ok := m.acceptedKey(req.ID)
+	if !ok {
+		m.log.Warn("request from a minion that is not accepted", "id", req.ID, "peer", peer)
+		return badLoad
+	}
+	sess, err := m.sessionKey(req.ID)
+	if err != nil {
+		return badLoad
+	}
+	load, nonce, err := crypt.OpenRequest(sess, npub, req, m.o.RequestTTL, time.Now())
+	if err != nil {
+		if errors.Is(err, crypt.ErrAuthentication) {
+			m.log.Debug("request did not decrypt with the session key", "id", req.ID)
+		} else {
+			m.log.Warn("bad load from minion", "id", req.ID, "err", err)
+		}
+		return badLoad
+	}
+	if nonce != "" && m.replayed(req.ID, nonce) {
+		m.log.Warn("replayed request dropped", "id", req.ID, "peer", peer)
+		return badLoad
+	}
+	cmd, _ := load.Value("cmd").(string)
+	var ret any
+	switch cmd {
+	case protocol.CmdReturn:
+		ret = m.onReturn(load)
+	case protocol.CmdPillar:
+		p := m.onPillar(ctx, req.ID, load)
+		sealed, err := crypt.SealPrivate(m.key, npub, p, "pillar", nonce, orAlgo(req.EncAlgo, crypt.OAEPSHA1), orAlgo(req.SigAlgo, crypt.PKCS1v15SHA1))
+		if err != nil {
+			m.log.Error("seal pillar", "id", req.ID, "err", err)
+			return badLoad
+		}
+		return mustPack(sealed)
+	case protocol.CmdMinionEvent:
+		ret = m.onMinionEvent(req.ID, load)
+	case protocol.CmdServeFile, protocol.CmdFileHash, protocol.CmdFileList, protocol.CmdFileEnvs,
+		protocol.CmdFileFind, protocol.CmdDirList, protocol.CmdFileListEmptyDirs, protocol.CmdSymlinkList:
+		ret = m.fileServer(cmd, load)
+	case protocol.CmdMasterOpts:
+		ret = ordered.FromPairs("file_roots", rootsMap(m.o.FileRoots), "pillar_roots", rootsMap(m.o.PillarRoots))
+	default:
+		m.log.Warn("unknown request command", "id", req.ID, "cmd", cmd)
+		ret = false
+	}
+	enc, err := sess.Dumps(ret, nonce)
+	if err != nil {
+		m.log.Error("encrypt reply", "id", req.ID, "err", err)
+		return badLoad
+	}
+	return mustPack(enc)
+}
+
+func orAlgo(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// replayed records a request nonce and reports whether it was seen
+// before; nonces are kept for 15 minutes.
+func (m *Master) replayed(id, nonce string) bool {
+	k := id + "\x00" + nonce
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	if _, ok := m.seen[k]; ok {
+		return true
+	}
+	m.seen[k] = time.Now()
+	return false
+}
+
+func (m *Master) pruneNonces(now time.Time) {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	for k, t := range m.seen {
+		if now.Sub(t) > 15*time.Minute {
+			delete(m.seen, k)
+		}
+	}
+}
+
+// onReturn is AESFuncs._return: store in the job cache and fire
+// salt/job/<jid>/ret/<id>. A second return is dropped as a replay.
+func (m *Master) onReturn(load *ordered.Map) any {
+	r, err := protocol.ParseReturn(load)
+	if err != nil {
+		m.log.Warn("bad _return load", "err", err)
+		return false
+	}
+	if err := m.jobs.SaveReturn(r); err != nil {
+		if errors.Is(err, jobcache.ErrDuplicate) {
+			m.log.Error("An extra return was detected from minion, please verify the minion, this could be a replay attack", "id", r.ID, "jid", r.JID)
+			return false
+		}
+		if !errors.Is(err, jobcache.ErrUnknownJob) {
+			m.log.Warn("save return", "err", err)
+		}
+	}
+	ev := load.Copy()
+	ev.Delete("cmd")
+	ev.Delete("ts")
+	m.bus.Fire(protocol.JobReturnTag(r.JID, r.ID), ev)
+	return true
+}
+
+// onMinionEvent is AESFuncs._minion_event: the events a minion sends
+// ("events": [{tag, data}] or a single tag/data) are fired on the bus.
+func (m *Master) onMinionEvent(id string, load *ordered.Map) any {
+	if evs, ok := load.Value("events").([]any); ok {
+		for _, e := range evs {
+			if em, ok := e.(*ordered.Map); ok {
+				m.fireMinionEvent(em)
+			}
+		}
+		return true
+	}
+	m.fireMinionEvent(load)
+	return true
+}
+
+func (m *Master) fireMinionEvent(e *ordered.Map) {
+	tag, _ := e.Value("tag").(string)
+	if tag == "" {
+		return
+	}
+	data, _ := e.Value("data").(*ordered.Map)
+	m.bus.Fire(tag, data)
+}
+
+func rootsMap(r map[string][]string) *ordered.Map {
+	out := ordered.New()
+	for env, dirs := range r {
+		l := make([]any, len(dirs))
+		for i, d := range dirs {
+			l[i] = d
+		}
+		out.Set(env, l)
+	}
+	return out
+}
