@@ -100,4 +100,3 @@ func orList(l []any) []any {
 	}
 	return l
 }
-

@@ -38,17 +38,17 @@ type Master struct {
 	sessMu   sync.Mutex
 	sessions map[string]session
 
-	keyMu   sync.Mutex
-	keys    map[string]minionKey // parsed accepted keys by id
-	seenMu  sync.Mutex
-	seen    map[string]time.Time // request nonces, for replay refusal
-	authed  sync.Map             // id -> time of last accepted _auth
-	dataMu  sync.RWMutex
-	data    map[string]minionData // minion data cache (grains, pillar)
-	pubSock *transport.Publisher
-	req     *transport.Router
-	local   net.Listener
-	wg      sync.WaitGroup
+	keyMu     sync.Mutex
+	keys      map[string]minionKey // parsed accepted keys by id
+	seenMu    sync.Mutex
+	seen      map[string]time.Time // request nonces, for replay refusal
+	authed    sync.Map             // id -> time of last accepted _auth
+	dataMu    sync.RWMutex
+	data      map[string]minionData // minion data cache (grains, pillar)
+	pubSock   *transport.Publisher
+	req       *transport.Router
+	local     net.Listener
+	wg        sync.WaitGroup
 	stopMaint context.CancelFunc
 }
 
