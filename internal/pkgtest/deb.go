@@ -133,17 +133,19 @@ func DpkgStatus(name string) string {
 // lockPackages serialises the tests that install packages, across test
 // binaries (go test runs packages in parallel): each sees the package
 // database change only by its own doing. The lock is released after the
-// test's packages are purged, since cleanups run last-in first-out.
-func lockPackages(t testing.TB) { lockFile(t, "brinetest-packages.lock") }
+// test's packages are purged, since cleanups run last-in first-out. It
+// is an advisory flock on the dpkg database directory, which leaves no
+// file behind and does not meet dpkg's own fcntl locks.
+func lockPackages(t testing.TB) { lockDir(t, "/var/lib/dpkg") }
 
 // LockAccounts serialises the tests that add real users and groups
 // across test binaries, so that concurrent useradd and groupadd calls
-// never meet /etc/passwd locked.
-func LockAccounts(t testing.TB) { lockFile(t, "brinetest-accounts.lock") }
+// never meet /etc/passwd locked (an advisory flock on /etc).
+func LockAccounts(t testing.TB) { lockDir(t, "/etc") }
 
-func lockFile(t testing.TB, name string) {
+func lockDir(t testing.TB, dir string) {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
