@@ -11,8 +11,9 @@
 //
 // Differences from Salt: get_url fetches salt://, file:// and http(s)
 // URLs only (no ftp, s3 or swift); gzip= is accepted and ignored (there
-// is no transfer to compress); path templating (template= on get_file and
-// get_dir) and push are not supported; list_master_symlinks is always {}.
+// is no transfer to compress); path templates (template= on get_file and
+// get_dir) render with jinja only; push is not supported;
+// list_master_symlinks is always {}.
 package cp
 
 import (

@@ -225,3 +225,16 @@ func TestHashAndURLs(t *testing.T) {
 		t.Errorf("get_file_str = %v", got)
 	}
 }
+
+func TestPathTemplate(t *testing.T) {
+	f := newFixture(t, true)
+	dest := t.TempDir()
+	got := f.run(t, "cp.get_file", []any{"salt://{{ pillar.role }}/files/site.conf", dest + "/{{ grains.id }}.conf"},
+		ordered.FromPairs("template", "jinja"))
+	if got != dest+"/m1.conf" || read(t, dest+"/m1.conf") != "server {}" {
+		t.Errorf("templated get_file = %v", got)
+	}
+	if _, err := f.env.Run(context.Background(), "cp.get_file", []any{"salt://x", dest}, ordered.FromPairs("template", "mako")); err == nil {
+		t.Error("mako accepted")
+	}
+}

@@ -36,13 +36,6 @@ func strs(s []string) []any {
 	return out
 }
 
-func noTemplate(c *modules.Call) error {
-	if modules.Truthy(c.Arg("template")) {
-		return modules.Errorf("Attempted to render file paths with unavailable engine %s", c.Str("template"))
-	}
-	return nil
-}
-
 func init() {
 	reg("get_file", "Copy a salt:// file to dest (a directory keeps the file's name); returns dest, or \"\" when the file is absent.",
 		getFile, true, req("path"), req("dest"), opt("saltenv", nil), opt("makedirs", false), opt("template", nil), opt("gzip", nil))
@@ -116,22 +109,24 @@ func init() {
 }
 
 func getFile(ctx context.Context, c *modules.Call) (any, error) {
-	if err := noTemplate(c); err != nil {
+	p, dest, err := renderFilenames(ctx, c, c.Str("path"), c.Str("dest"), saltenv(c))
+	if err != nil {
 		return nil, err
 	}
 	cl := newClient(c.Env)
-	if h, err := cl.hashFile(ctx, c.Str("path"), saltenv(c)); err != nil || !modules.Truthy(h) {
+	if h, err := cl.hashFile(ctx, p, saltenv(c)); err != nil || !modules.Truthy(h) {
 		return "", err
 	}
-	return cl.getFile(ctx, c.Str("path"), c.Str("dest"), c.Bool("makedirs"), saltenv(c))
+	return cl.getFile(ctx, p, dest, c.Bool("makedirs"), saltenv(c))
 }
 
 func getDir(ctx context.Context, c *modules.Call) (any, error) {
-	if err := noTemplate(c); err != nil {
+	cl, env := newClient(c.Env), saltenv(c)
+	rp, dest, err := renderFilenames(ctx, c, c.Str("path"), c.Str("dest"), env)
+	if err != nil {
 		return nil, err
 	}
-	cl, env := newClient(c.Env), saltenv(c)
-	p, senv := splitEnv(c.Str("path"))
+	p, senv := splitEnv(rp)
 	if senv != "" {
 		env = senv
 	}
@@ -148,7 +143,7 @@ func getDir(ctx context.Context, c *modules.Call) (any, error) {
 		if len(f) <= len(rel) || f[len(rel)] != '/' {
 			continue
 		}
-		r, err := cl.getFile(ctx, "salt://"+f, c.Str("dest")+"/"+strings.TrimLeft(f[len(prefix):], "/"), true, env)
+		r, err := cl.getFile(ctx, "salt://"+f, dest+"/"+strings.TrimLeft(f[len(prefix):], "/"), true, env)
 		if err != nil {
 			return nil, err
 		}
