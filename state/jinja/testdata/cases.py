@@ -646,3 +646,36 @@ def _random_formatting(seed, count):
 
 
 CASES += _random_formatting(13, 200)
+
+
+def _random_filter_chains(seed, count):
+    """One or two filters with arguments over realistic data."""
+    import random
+    rnd = random.Random(seed)
+    seqs = ["users", "nums", "words", "d", "text", "nested"]
+    fl = ["sort", "sort(reverse=true)", "sort(attribute='age')", "sort(attribute='name', reverse=true)",
+          "sort(case_sensitive=true)", "map(attribute='name')", "map(attribute='age', default=0)", "map('upper')",
+          "map('string')", "selectattr('admin')", "rejectattr('admin')", "selectattr('age', 'gt', 20)",
+          "selectattr('name', 'in', ['al', 'cy'])", "select('odd')", "reject('none')", "select('string')",
+          "dictsort", "dictsort(by='value')", "dictsort(true)", "batch(2)|list", "batch(3, 'X')|list",
+          "slice(2)|list", "unique", "list", "join('-')", "join(', ', attribute='name')", "first", "last", "length",
+          "sum", "sum(attribute='age')", "min", "max", "reverse|list", "indent(2)", "indent(3, true)",
+          "truncate(5)", "truncate(9, leeway=0)", "wordwrap(9)", "wordcount", "center(12)", "default('D')",
+          "replace(' ', '_')", "title", "trim", "upper", "capitalize", "string", "items|list", "tojson", "json",
+          "yaml", "urlencode", "round(1)", "int", "float", "striptags", "escape", "filesizeformat", "count"]
+    out = []
+    for n in range(count):
+        chain = rnd.choice(fl)
+        if rnd.random() < 0.4:
+            chain += "|" + rnd.choice(fl)
+        out.append(dict(name="random_filters_%03d" % n, template="{{ %s|%s }}" % (rnd.choice(seqs), chain),
+                        drop_if_lazy=True, vars={
+                            "users": [{"name": "al", "age": 30, "admin": True}, {"name": "Bo", "age": 20, "admin": False},
+                                      {"name": "cy", "age": 30, "admin": False}],
+                            "nums": [3, 1, 2, 3, 5.5, -1], "words": ["pear", "Apple", "fig", "apple"],
+                            "d": {"b": 2, "A": 1, "c": 0}, "text": "The quick brown fox.\n\njumps over\nthe lazy dog",
+                            "nested": [[1, 2], [3], []]}))
+    return out
+
+
+CASES += _random_filter_chains(17, 200)

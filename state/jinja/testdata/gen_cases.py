@@ -265,9 +265,13 @@ def error_line(exc):
 from cases import CASES  # noqa: E402
 
 out = []
+lazy = re.compile(r" at 0x[0-9a-f]+>|generator", re.I)
 for c in CASES:
     res = render(c)
+    if c.get("drop_if_lazy") and lazy.search(res.get("output", "") + res.get("error", "")):
+        continue  # a generator's repr: not something to conform to
     c = dict(c)
+    c.pop("drop_if_lazy", None)
     c.update(res)
     out.append(c)
 json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
