@@ -106,7 +106,7 @@ func FetchSource(ctx context.Context, env *modules.Env, src, saltenv string) (da
 		}
 		return b, "", nil
 	}
-	return nil, fmt.Sprintf("Unable to manage file: remote source %s is not supported by Brine", src), nil
+	return FetchRemote(ctx, env, src, saltenv)
 }
 
 // Manage is manage_file's arguments.

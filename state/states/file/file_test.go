@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -347,4 +350,62 @@ func TestManagedKeepMode(t *testing.T) {
 		step{"file.managed", false, []any{"name", f, "contents", "x", "mode", "keep"}, states.False,
 			"Mode preservation cannot be used in combination with 'contents', 'contents_pillar', or 'contents_grains'", ""},
 	)
+}
+
+// TestManagedRemote serves a file over HTTP to a cp.cache_file stand-in
+// and checks source_hash verification.
+func TestManagedRemote(t *testing.T) {
+	h := newHarness(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/app.tar":
+			fmt.Fprint(w, "payload\n")
+		case "/SHA256SUMS":
+			fmt.Fprint(w, "0000000000000000000000000000000000000000000000000000000000000000  other.tar\n"+
+				"d4e4877bac978b7952f0d544fc52ebff5411d351d129f1f056fa43f11da9af2b  app.tar\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cache := t.TempDir()
+	fetches := 0
+	h.env.Registry.Register(modules.Function{Name: "cp.cache_file",
+		Spec: modules.Spec{Params: []modules.Param{{Name: "path"}, {Name: "saltenv", Optional: true}}, VarKw: true},
+		Fn: func(_ context.Context, c *modules.Call) (any, error) {
+			fetches++
+			resp, err := http.Get(c.Str("path"))
+			if err != nil || resp.StatusCode != 200 {
+				return false, nil
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			p := filepath.Join(cache, filepath.Base(c.Str("path")))
+			return p, os.WriteFile(p, b, 0o644)
+		}})
+	sum := "d4e4877bac978b7952f0d544fc52ebff5411d351d129f1f056fa43f11da9af2b"
+	if got, _ := fmod.HashBytes([]byte("payload\n"), "sha256"); got != sum {
+		t.Fatalf("fixture hash = %s", got)
+	}
+	f, url := h.p("app.tar"), srv.URL+"/app.tar"
+	bad := strings.Repeat("1", 64)
+	h.check(
+		step{"file.managed", false, []any{"name", f, "source", url}, states.False,
+			"Unable to verify upstream hash of source file " + url + ", please set source_hash or set skip_verify to True", `{}`},
+		step{"file.managed", false, []any{"name", f, "source", url, "source_hash", "sha256=" + bad}, states.False,
+			"Specified sha256 checksum for " + f + " (" + bad + ") does not match actual checksum (" + sum + ")", `{}`},
+		step{"file.managed", false, []any{"name", f, "source", url, "source_hash", "md5=abc"}, states.False, "", `{}`},
+		step{"file.managed", false, []any{"name", f, "source", url, "source_hash", srv.URL + "/SHA256SUMS"}, states.True,
+			"File " + f + " updated", ""},
+	)
+	before := fetches
+	h.check(step{"file.managed", false, []any{"name", f, "source", url, "source_hash", sum}, states.True,
+		"File " + f + " exists with proper permissions. No changes made.", `{}`})
+	if fetches != before {
+		t.Errorf("a matching source_hash still downloaded the file")
+	}
+	h.check(step{"file.managed", false, []any{"name", h.p("skip"), "source", url, "skip_verify", true}, states.True, "", ""})
+	if got := readFile(t, f); got != "payload\n" {
+		t.Errorf("content = %q", got)
+	}
 }

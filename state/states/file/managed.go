@@ -81,6 +81,9 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 		}
 		a.context.Set("accumulator", acc)
 	}
+	if a.replace && a.contents == nil && a.template == "" && pathExists(name) && remoteHashMatches(ctx, c, a) {
+		a.replace = false
+	}
 	if _, err := os.Lstat(name); !a.replace && err == nil {
 		return managedPermsOnly(c, a, ret)
 	}
@@ -91,7 +94,7 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if err != nil {
 		return fail(name, "Unable to manage file: "+err.Error()), nil
 	}
-	_ = sourceHash
+	a.sourceHash = sourceHash
 	source, comment, err := getManaged(ctx, c, a, src)
 	if err != nil {
 		return fail(name, "Unable to manage file: "+err.Error()), nil
@@ -262,9 +265,31 @@ func getManaged(ctx context.Context, c *states.Call, a *managedArgs, src string)
 	if src == "" {
 		return nil, "", nil
 	}
+	var htype, hsum string
+	verify := isRemote(src) && !c.Bool("skip_verify")
+	if verify {
+		if a.sourceHash == "" {
+			return nil, fmt.Sprintf("Unable to verify upstream hash of source file %s, please set source_hash or set skip_verify to True", src), nil
+		}
+		var err error
+		htype, hsum, err = fmod.SourceSum(ctx, c.Env, a.name, src, a.sourceHash, c.Str("source_hash_name"), a.saltenv)
+		if err != nil {
+			return nil, err.Error(), nil
+		}
+	}
 	data, comment, err := fmod.FetchSource(ctx, c.Env, src, a.saltenv)
 	if err != nil || comment != "" {
 		return nil, comment, err
+	}
+	if verify {
+		if dl, _ := fmod.HashBytes(data, htype); dl != hsum {
+			if pathExists(a.name) {
+				return nil, fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s). "+
+					"If the 'source_hash' value refers to a remote file with multiple possible matches, "+
+					"then it may be necessary to set 'source_hash_name'.", htype, src, hsum, dl), nil
+			}
+			return nil, fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s)", htype, a.name, hsum, dl), nil
+		}
 	}
 	if a.template != "" {
 		out, err := fmod.RenderTemplate(ctx, c.Env, a.template, string(data), fmod.TemplateVars{
@@ -306,10 +331,11 @@ func managedPermsOnly(c *states.Call, a *managedArgs, ret *fmod.Ret) (*states.Re
 // managedTest is the test=True branch: check_managed_changes predicts
 // the changes without touching the file.
 func managedTest(ctx context.Context, c *states.Call, a *managedArgs, ret *fmod.Ret) (*states.Result, error) {
-	src, _, err := fmod.SourceList(ctx, c.Env, a.source, a.sourceHash, a.saltenv)
+	src, sourceHash, err := fmod.SourceList(ctx, c.Env, a.source, a.sourceHash, a.saltenv)
 	if err != nil {
 		return fail(a.name, "Unable to manage file: "+err.Error()), nil
 	}
+	a.sourceHash = sourceHash
 	var want []byte
 	if a.contents != nil {
 		want = []byte(*a.contents)
@@ -436,4 +462,23 @@ func sourceMode(c *states.Call, src, saltenv string) any {
 		return nil
 	}
 	return st.Mode
+}
+
+// remoteHashMatches is managed's shortcut for a remote source with a
+// source_hash: when the existing file already has that hash, only its
+// permissions are managed and nothing is downloaded.
+func remoteHashMatches(ctx context.Context, c *states.Call, a *managedArgs) bool {
+	if c.Bool("skip_verify") || a.sourceHash == "" || !modules.Truthy(a.source) {
+		return false
+	}
+	src, hash, err := fmod.SourceList(ctx, c.Env, a.source, a.sourceHash, a.saltenv)
+	if err != nil || !isRemote(src) || hash == "" {
+		return false
+	}
+	htype, hsum, err := fmod.SourceSum(ctx, c.Env, a.name, src, hash, c.Str("source_hash_name"), a.saltenv)
+	if err != nil {
+		return false
+	}
+	have, err := fmod.GetHash(a.name, htype)
+	return err == nil && have == hsum
 }
