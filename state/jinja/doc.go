@@ -36,6 +36,15 @@
 // never mutates the caller's data); values handed to the Salt caller are
 // converted back to the model ([]any, *ordered.Map).
 //
+// # Conformance
+//
+// testdata/cases.json holds the expected output (or Salt-formatted error
+// and line) of each template as rendered by real Jinja2 in an environment
+// configured like Salt's; testdata/gen_cases.py regenerates it. Besides
+// hand-written cases it holds seeded random templates: statement nests
+// with whitespace control, expressions, string formatting and filter
+// chains.
+//
 // # Errors
 //
 // Every failure is an *Error whose Msg carries Salt's prefix and whose
@@ -48,6 +57,13 @@
 // # Known differences from Salt
 //
 //   - Integers are 64-bit, not Python's unbounded ints.
+//   - Filters that are lazy in Jinja (map, select, reject, selectattr,
+//     rejectattr, batch, reverse, items) return lists: printing one
+//     directly shows the items instead of "<generator object ...>".
+//   - Jinja's optimizer evaluates constant subexpressions at compile
+//     time; when such an expression fails, Jinja reports that error even
+//     if another part of the template would fail first at run time.
+//   - Markup is not modelled: |e on already escaped text escapes again.
 //   - Strings are UTF-8; Python's bytes are not modelled: json_encode_dict
 //     and friends (which yield bytes in Salt on Python 3) return their
 //     input.
