@@ -464,3 +464,41 @@ func TestSed(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceSum(t *testing.T) {
+	env := &modules.Env{Registry: modules.NewRegistry()}
+	sha := strings.Repeat("a", 64)
+	tests := []struct {
+		in, htype, hsum, err string
+	}{
+		{"sha256=" + strings.ToUpper(sha), "sha256", sha, ""},
+		{sha, "sha256", sha, ""},
+		{strings.Repeat("b", 32), "md5", strings.Repeat("b", 32), ""},
+		{"sha1=" + sha, "", "", "Invalid length (64) for hash type 'sha1'. Either remove the hash type and simply use '" + sha + "' as the source_hash, or change the hash type to 'sha256'"},
+		{"crc=" + sha, "", "", "Invalid hash type 'crc'. Supported hash types are: sha512, sha384, sha256, sha224, sha1, md5. Either remove the hash type and simply use '" + sha + "' as the source_hash, or change the hash type to a supported type."},
+		{"xyz", "", "", "Source hash xyz format is invalid."},
+		{"gopher://x", "", "", "Source hash gopher://x format is invalid."},
+	}
+	for _, tc := range tests {
+		ht, hs, err := SourceSum(context.Background(), env, "/x/app.tar", "https://h/app.tar", tc.in, "", "base")
+		if tc.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+				t.Errorf("SourceSum(%q) err = %v, want prefix %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || ht != tc.htype || hs != tc.hsum {
+			t.Errorf("SourceSum(%q) = %q, %q, %v", tc.in, ht, hs, err)
+		}
+	}
+	sums := strings.Repeat("1", 64) + "  other.tar\n" + strings.Repeat("2", 64) + " *app.tar\n" + strings.Repeat("3", 40) + "  named\n"
+	for _, tc := range []struct{ name, want string }{{"", strings.Repeat("2", 64)}, {"named", strings.Repeat("3", 40)}} {
+		_, hs, ok := ExtractHash(sums, "/x/app.tar", "https://h/dl/app.tar", tc.name)
+		if !ok || hs != tc.want {
+			t.Errorf("ExtractHash(name %q) = %q, %v", tc.name, hs, ok)
+		}
+	}
+	if _, hs, ok := ExtractHash("deadbeef"+strings.Repeat("0", 24)+"\n", "/x/nomatch", "", ""); !ok || len(hs) != 32 {
+		t.Errorf("partial match = %q, %v", hs, ok)
+	}
+}

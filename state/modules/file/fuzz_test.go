@@ -83,3 +83,16 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtractHash reads hash files as file.managed's source_hash may
+// point to: the returned digest always has a supported length.
+func FuzzExtractHash(f *testing.F) {
+	f.Add(strings.Repeat("a", 64)+"  app.tar\n", "app.tar", "")
+	f.Add("SHA256 (app.tar) = "+strings.Repeat("b", 64), "/x/app.tar", "app.tar")
+	f.Fuzz(func(t *testing.T, text, fileName, name string) {
+		ht, hs, ok := ExtractHash(text, fileName, "https://example/"+fileName, name)
+		if ok && (hashLen(ht) != len(hs) || ht == "") {
+			t.Fatalf("ExtractHash = %q, %q", ht, hs)
+		}
+	})
+}
