@@ -29,6 +29,8 @@ func registerMisc(reg func(name, doc string, s modules.Spec, fn modules.Func)) {
 		opt("backup", ".bak"), opt("options", "-r -e"), opt("flags", "g"), opt("escape_all", false),
 		opt("negate_match", false)), sed)
 	reg("sed_contains", "Return True if sed finds text in the file.", sig(req("path"), req("text"), opt("limit", ""), opt("flags", "g")), sedContains)
+	reg("rmdir", "Remove an empty directory (and, with recurse, the empty ones below).",
+		sig(req("path"), opt("recurse", false), opt("verbose", false), opt("older_than", nil)), rmdirFn)
 	reg("statvfs", "Return os.statvfs of path.", sig(req("path")), statvfs)
 }
 

@@ -182,3 +182,46 @@ func TestDirectoryOwnership(t *testing.T) {
 			"Set ownership of symlink " + link + " to root:root", `{"ownership":"root:root"}`},
 	)
 }
+
+func TestHardlink(t *testing.T) {
+	h := newHarness(t)
+	target, link, other := h.p("t"), h.p("links/h"), h.p("o")
+	writeFile(t, target, "x", 0o644)
+	writeFile(t, other, "y", 0o644)
+	h.check(
+		step{"file.hardlink", true, []any{"name", link, "target", target}, states.None,
+			"Hard link " + link + " to " + target + " is set for creation", `{"new":"` + link + `"}`},
+		step{"file.hardlink", false, []any{"name", link, "target", target}, states.False,
+			"Directory " + h.p("links") + " for hard link is not present", ""},
+		step{"file.hardlink", false, []any{"name", link, "target", target, "makedirs", true}, states.True,
+			"Created new hard link " + link + " -> " + target, `{"new":"` + link + `"}`},
+		step{"file.hardlink", false, []any{"name", link, "target", target}, states.True,
+			"Target of hard link " + link + " is already pointing to " + target, `{}`},
+		step{"file.hardlink", true, []any{"name", link, "target", other}, states.None,
+			"Link " + link + " target is set to be changed to " + other, `{"change":"` + link + `"}`},
+		step{"file.hardlink", false, []any{"name", link, "target", other}, states.True,
+			"Set target of hard link " + link + " -> " + other, `{"new":"` + link + `"}`},
+		step{"file.hardlink", false, []any{"name", target, "target", other}, states.False,
+			"File exists where the hard link " + target + " should be", ""},
+		step{"file.hardlink", false, []any{"name", "rel", "target", "rel2"}, states.False,
+			"Specified file rel is not an absolute path. Specified target rel2 is not an absolute path.", ""},
+	)
+}
+
+func TestPruned(t *testing.T) {
+	h := newHarness(t)
+	d := h.p("p")
+	for _, sub := range []string{"p/a/b", "p/c"} {
+		if err := os.MkdirAll(h.p(sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, h.p("p/c/keep"), "x", 0o644)
+	h.check(
+		step{"file.pruned", true, []any{"name", d}, states.None, "Directory " + d + " is set for removal", `{"deleted":"` + d + `"}`},
+		step{"file.pruned", false, []any{"name", d}, states.False, "Failed to remove directory " + d, ""},
+		step{"file.pruned", false, []any{"name", d, "ignore_errors", true}, states.True,
+			"Recursively removed empty directories under " + d, `{"deleted":["` + h.p("p/a") + `","` + h.p("p/a/b") + `"]}`},
+		step{"file.pruned", false, []any{"name", h.p("none")}, states.True, "Directory " + h.p("none") + " is not present", `{}`},
+	)
+}

@@ -41,6 +41,8 @@ func Register(r *states.Registry) {
 	reg("symlink", symlinkSpec, symlink)
 	reg("copy", copySpec, copyState)
 	reg("rename", renameSpec, renameState)
+	reg("hardlink", hardlinkSpec, hardlink)
+	reg("pruned", prunedSpec, pruned)
 	reg("append", textSpec, appendState)
 	reg("prepend", prependSpec, prependState)
 	reg("replace", replaceSpec, replace)
