@@ -105,4 +105,3 @@ func rmdirFn(_ context.Context, c *modules.Call) (any, error) {
 	}
 	return r.Result, nil
 }
-
