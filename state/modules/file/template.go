@@ -34,6 +34,9 @@ type TemplateVars struct {
 	Name, Source, Saltenv string
 	User, Group, Mode     any
 	Defaults, Context     *ordered.Map
+	// Contents marks a template given inline (contents: with template:):
+	// apply_template_on_contents passes none of the file's arguments.
+	Contents bool
 }
 
 // RenderTemplate renders src with the named template engine as
@@ -45,9 +48,14 @@ func RenderTemplate(ctx context.Context, env *modules.Env, engine, src string, v
 		return "", modules.Errorf("Specified template format %s is not supported", engine)
 	}
 	vars := map[string]any{
-		"name": v.Name, "source": v.Source, "user": v.User, "group": v.Group, "mode": v.Mode,
-		"attrs": nil, "saltenv": v.Saltenv,
-		"grains": orEmpty(env.Grains), "pillar": orEmpty(env.Pillar), "opts": orEmpty(env.Opts),
+		"saltenv": v.Saltenv,
+		"grains":  orEmpty(env.Grains), "pillar": orEmpty(env.Pillar), "opts": orEmpty(env.Opts),
+	}
+	if !v.Contents {
+		for k, val := range map[string]any{"name": v.Name, "source": v.Source, "user": v.User,
+			"group": v.Group, "mode": v.Mode, "attrs": nil} {
+			vars[k] = val
+		}
 	}
 	for _, m := range []*ordered.Map{v.Defaults, v.Context} {
 		m.Range(func(k, val any) bool {

@@ -249,8 +249,7 @@ func buildContents(ctx context.Context, c *states.Call, a *managedArgs, use any)
 	}
 	if a.template != "" {
 		out, err := fmod.RenderTemplate(ctx, c.Env, a.template, s, fmod.TemplateVars{
-			Name: a.name, Saltenv: a.saltenv, User: a.user, Group: a.group, Mode: a.mode,
-			Defaults: a.defaults, Context: a.context,
+			Saltenv: a.saltenv, Defaults: a.defaults, Context: a.context, Contents: true,
 		})
 		if err != nil {
 			return "", fail(a.name, err.Error())

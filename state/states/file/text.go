@@ -69,7 +69,7 @@ func textChunks(ctx context.Context, c *states.Call) ([]string, *states.Result) 
 			text := string(data)
 			if tpl := c.Str("template"); tpl != "" {
 				text, err = fmod.RenderTemplate(ctx, c.Env, tpl, text, fmod.TemplateVars{
-					Name: src, Source: src, Saltenv: saltenv(c), Defaults: defaults, Context: context_})
+					Source: src, Saltenv: saltenv(c), Defaults: defaults, Context: context_, Contents: true})
 				if err != nil {
 					return nil, fail(src, err.Error())
 				}
