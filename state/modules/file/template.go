@@ -67,11 +67,9 @@ func RenderTemplate(ctx context.Context, env *modules.Env, engine, src string, v
 	if env.Registry != nil {
 		opts.Salt = saltCaller{env}
 	}
-	out, err := jinja.Render(ctx, src, opts)
-	if err != nil {
-		return "", fmt.Errorf("render %s: %w", v.Source, err)
-	}
-	return out, nil
+	// The *jinja.Error goes back unwrapped: its text is what Salt puts
+	// after "Unable to manage file: ".
+	return jinja.Render(ctx, src, opts)
 }
 
 func orEmpty(m *ordered.Map) *ordered.Map {

@@ -409,3 +409,15 @@ func TestManagedRemote(t *testing.T) {
 		t.Errorf("content = %q", got)
 	}
 }
+
+func TestManagedTemplateError(t *testing.T) {
+	h := newHarness(t)
+	h.salt("bad.tpl", "{{ nope }}\n")
+	res := h.run("file.managed", false, "name", h.p("x"), "source", "salt://bad.tpl", "template", "jinja")
+	if res.Result != states.False || !strings.HasPrefix(res.Comment, "Unable to manage file: Jinja variable 'nope' is undefined") {
+		t.Errorf("result %v, comment %q", res.Result.Value(), res.Comment)
+	}
+	if pathExists(h.p("x")) {
+		t.Errorf("file created despite the template error")
+	}
+}
