@@ -1,15 +1,15 @@
 package master
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
@@ -38,6 +38,15 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	minions, err := m.CheckMinions(r.Tgt, kind, r.Delimiter)
 	if err != nil {
 		return "", nil, fmt.Errorf("publish: %w", err)
+	}
+	if kind == target.Nodegroup || (kind == target.Compound && strings.Contains(fmt.Sprint(r.Tgt), "N@")) {
+		// Minions do not know the nodegroups: the master resolves them
+		// and publishes the ids as a list target.
+		ids := make([]any, len(minions))
+		for i, id := range minions {
+			ids[i] = id
+		}
+		r.Tgt, kind = ids, target.List
 	}
 	jid := r.JID
 	if jid == "" {
@@ -90,17 +99,11 @@ func (m *Master) sendPublish(frame []byte, kind target.Kind, minions []string) {
 	switch kind {
 	case target.Glob, target.PCRE, target.List:
 		for _, id := range minions {
-			m.pubSock.Publish([]byte(Topic(id)), frame)
+			m.pubSock.Publish([]byte(transport.Topic(id)), frame)
 		}
 	default:
 		m.pubSock.Publish([]byte("broadcast"), frame)
 	}
-}
-
-// Topic is a minion's zmq_filtering topic: sha1(id).hexdigest().
-func Topic(id string) string {
-	h := sha1.Sum([]byte(id))
-	return hex.EncodeToString(h[:])
 }
 
 // CheckMinions is CkMinions.check_minions: the accepted minions a

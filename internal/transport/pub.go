@@ -3,6 +3,8 @@ package transport
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -233,4 +235,11 @@ func setKeepAlive(nc net.Conn) {
 func (p *Publisher) Serve(ctx context.Context) {
 	<-ctx.Done()
 	p.Close()
+}
+
+// Topic is a minion's zmq_filtering topic: sha1(id).hexdigest()
+// (salt/transport/zeromq.py).
+func Topic(id string) string {
+	h := sha1.Sum([]byte(id))
+	return hex.EncodeToString(h[:])
 }

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+type cli struct {
+	o      options
+	mo     master.Options
+	stdout io.Writer
+	stderr io.Writer
+	sock   string
+}
+
+// session is one connection for publishing and one for events.
+type session struct {
+	pub    *master.Client
+	events <-chan master.Event
+	close  func()
+}
+
+func (c *cli) connect(ctx context.Context) (*session, error) {
+	ectx, cancel := context.WithCancel(ctx)
+	ev, err := master.Dial(ectx, c.sock)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ch, err := ev.Events(ectx)
+	if err != nil {
+		ev.Close()
+		cancel()
+		return nil, err
+	}
+	pub, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		ev.Close()
+		cancel()
+		return nil, err
+	}
+	return &session{pub: pub, events: ch, close: func() { cancel(); ev.Close(); pub.Close() }}, nil
+}
+
+func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
+	if c.o.async {
+		cl, err := master.Dial(ctx, c.sock)
+		if err != nil {
+			fmt.Fprintln(c.stderr, err)
+			return 1
+		}
+		defer cl.Close()
+		jid, _, err := cl.Publish(ctx, req)
+		if err != nil {
+			fmt.Fprintln(c.stderr, "Error:", err)
+			return 1
+		}
+		fmt.Fprintf(c.stdout, "Executed command with job ID: %s\n", jid)
+		return 0
+	}
+	s, err := c.connect(ctx)
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return 1
+	}
+	defer s.close()
+	jid, minions, err := s.pub.Publish(ctx, req)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "Error:", err)
+		return 1
+	}
+	if len(minions) == 0 {
+		fmt.Fprintln(c.stderr, "No minions matched the target. No command was sent, no jid was assigned.")
+		fmt.Fprintln(c.stderr, "ERROR: No return received")
+		return 2
+	}
+	if c.o.verbose {
+		fmt.Fprintf(c.stdout, "Executing job with jid %s\n-------------------------------------------\n\n", jid)
+	} else if c.o.showJID {
+		fmt.Fprintf(c.stdout, "jid: %s\n", jid)
+	}
+	got := c.collect(ctx, s, jid, minions, req)
+	return c.finish(jid, minions, got)
+}
+
+// collect is LocalClient.get_iter_returns: print returns as they come;
+// when timeout passes, ask the silent minions with saltutil.find_job
+// (for gather_job_timeout) whether they still run the job, and keep
+// waiting another timeout while any does.
+func (c *cli) collect(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest) map[string]int {
+	got := map[string]int{}
+	retPrefix := "salt/job/" + jid + "/ret/"
+	findPrefix := ""
+	running := false
+	deadline := time.Now().Add(c.mo.Timeout)
+	for len(got) < len(minions) {
+		t := time.NewTimer(max(time.Until(deadline), 0))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return got
+		case ev, ok := <-s.events:
+			t.Stop()
+			if !ok {
+				return got
+			}
+			if id, ok := strings.CutPrefix(ev.Tag, retPrefix); ok {
+				if _, dup := got[id]; !dup {
+					rc, _ := protocol.AsInt(ev.Data.Value("retcode"))
+					got[id] = rc
+					c.printReturn(id, ev.Data)
+					if !slices.Contains(minions, id) {
+						minions = append(minions, id)
+					}
+				}
+			} else if findPrefix != "" && strings.HasPrefix(ev.Tag, findPrefix) {
+				if r, ok := ev.Data.Value("return").(*ordered.Map); ok && r.Len() > 0 {
+					running = true
+				}
+			}
+		case <-t.C:
+			if findPrefix != "" {
+				// End of a find_job round.
+				if !running {
+					return got
+				}
+				findPrefix, running = "", false
+				deadline = time.Now().Add(c.mo.Timeout)
+				continue
+			}
+			var silent []any
+			for _, id := range minions {
+				if _, ok := got[id]; !ok {
+					silent = append(silent, id)
+				}
+			}
+			fj, _, err := s.pub.Publish(ctx, master.PublishRequest{Tgt: silent, TgtType: "list", Fun: "saltutil.find_job", Arg: []any{jid}, User: req.User})
+			if err != nil {
+				return got
+			}
+			findPrefix = "salt/job/" + fj + "/ret/"
+			deadline = time.Now().Add(c.mo.GatherJobTimeout)
+		}
+	}
+	return got
+}
+
+func (c *cli) outOpts() output.Options {
+	o := output.Options{Color: false}
+	if c.o.outIndent != -1000 {
+		o.Indent = output.IndentOf(c.o.outIndent)
+	}
+	return o
+}
+
+func (c *cli) printReturn(id string, data *ordered.Map) {
+	out := c.o.out
+	if out == "" {
+		out, _ = data.Value("out").(string)
+	}
+	if out == "" {
+		out = "nested"
+	}
+	rc, _ := protocol.AsInt(data.Value("retcode"))
+	opts := c.outOpts()
+	opts.Retcode = rc
+	if err := output.Write(c.stdout, out, ordered.FromPairs(id, data.Value("return")), opts); err != nil {
+		fmt.Fprintln(c.stderr, err)
+	}
+}
+
+// finish prints the minions that did not return (Salt 3006 prints each
+// with "Minion did not return. [No response]") and returns the exit
+// code: 0 when every minion returned with retcode 0.
+func (c *cli) finish(jid string, minions []string, got map[string]int) int {
+	var missing []string
+	for _, id := range minions {
+		if _, ok := got[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	slices.Sort(missing)
+	code := 0
+	for _, rc := range got {
+		if rc != 0 {
+			code = 1
+		}
+	}
+	for _, id := range missing {
+		_ = output.Write(c.stdout, "nested", ordered.FromPairs(id, "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nsalt-run jobs.lookup_jid "+jid), c.outOpts())
+		code = 1
+	}
+	if c.o.verbose {
+		fmt.Fprintf(c.stdout, "\n-------------------------------------------\nSummary\n-------------------------------------------\n# of minions targeted: %d\n# of minions returned: %d\n# of minions that did not return: %d\n# of minions with errors: %d\n-------------------------------------------\n",
+			len(minions), len(got), len(missing), countErr(got))
+		if len(missing) > 0 {
+			fmt.Fprintf(c.stdout, "Minions not responding: %s\n", strings.Join(missing, ", "))
+		}
+	}
+	return code
+}
+
+func countErr(got map[string]int) int {
+	n := 0
+	for _, rc := range got {
+		if rc != 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,170 @@
+// Command salt publishes a job to the minions through the local master
+// and prints their returns (salt/cli/salt.py, salt/client LocalClient):
+// targeting options, batches, --async, and Salt's find_job check so that
+// long-running jobs are not reported missing.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/master"
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		os.Exit(130)
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
+	os.Exit(code)
+}
+
+// options are salt's command-line options (salt/utils/parsers.py
+// SaltCMDOptionParser) that Brine implements.
+type options struct {
+	pcre, list, grain, grainPCRE, pillar, pillarPCRE, ipcidr, nodegroup, compound bool
+	batch                                                                         string
+	batchWait                                                                     float64
+	async, verbose, showJID                                                       bool
+	timeout, gatherJobTimeout                                                     int
+	out, configDir, logLevel, delimiter, ret                                      string
+	outIndent                                                                     int
+	noColor                                                                       bool
+}
+
+func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("salt", pflag.ContinueOnError)
+	fs.SetInterspersed(true)
+	fs.SetOutput(stderr)
+	fs.BoolVarP(&o.pcre, "pcre", "E", false, "target minions by a regular expression on their ids")
+	fs.BoolVarP(&o.list, "list", "L", false, "target a comma-separated list of minion ids")
+	fs.BoolVarP(&o.grain, "grain", "G", false, "target by grain value (key:value)")
+	fs.BoolVarP(&o.grainPCRE, "grain-pcre", "P", false, "target by grain value with a regular expression")
+	fs.BoolVarP(&o.pillar, "pillar", "I", false, "target by pillar value")
+	fs.BoolVarP(&o.pillarPCRE, "pillar-pcre", "J", false, "target by pillar value with a regular expression")
+	fs.BoolVarP(&o.ipcidr, "ipcidr", "S", false, "target by IP address or network")
+	fs.BoolVarP(&o.nodegroup, "nodegroup", "N", false, "target a nodegroup from the master config")
+	fs.BoolVarP(&o.compound, "compound", "C", false, "target with a compound expression")
+	fs.StringVarP(&o.batch, "batch-size", "b", "", "run in batches of N minions or N% of them")
+	fs.StringVar(&o.batch, "batch", "", "alias of --batch-size")
+	fs.Float64Var(&o.batchWait, "batch-wait", 0, "seconds to wait after a minion returns before starting the next")
+	fs.BoolVar(&o.async, "async", false, "publish and print the job id without waiting")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the jid and list minions that did not return")
+	fs.BoolVar(&o.showJID, "show-jid", false, "print the jid")
+	fs.IntVarP(&o.timeout, "timeout", "t", 0, "seconds to wait for returns after the last activity")
+	fs.IntVar(&o.gatherJobTimeout, "gather-job-timeout", 0, "seconds to wait for saltutil.find_job answers")
+	fs.StringVar(&o.out, "out", "", "outputter (nested, json, yaml, txt, raw, ...)")
+	fs.StringVar(&o.out, "output", "", "alias of --out")
+	fs.IntVar(&o.outIndent, "out-indent", -1000, "indent for json/yaml output")
+	fs.BoolVar(&o.noColor, "no-color", false, "no colours")
+	fs.StringVarP(&o.configDir, "config-dir", "c", config.DefaultDir, "configuration directory")
+	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "console log level")
+	fs.StringVar(&o.delimiter, "delimiter", "", "grain/pillar key delimiter")
+	fs.StringVar(&o.ret, "return", "", "returners to send the returns to as well")
+	return fs
+}
+
+func (o *options) tgtType() string {
+	for _, x := range []struct {
+		set  bool
+		kind string
+	}{{o.pcre, "pcre"}, {o.list, "list"}, {o.grain, "grain"}, {o.grainPCRE, "grain_pcre"},
+		{o.pillar, "pillar"}, {o.pillarPCRE, "pillar_pcre"}, {o.ipcidr, "ipcidr"},
+		{o.nodegroup, "nodegroup"}, {o.compound, "compound"}} {
+		if x.set {
+			return x.kind
+		}
+	}
+	return "glob"
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := newFlagSet(&o, stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) < 2 {
+		fmt.Fprintln(stderr, "Usage: salt [options] '<target>' <function> [arguments]")
+		return 2
+	}
+	log, err := logging.New(stderr, o.logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	cfg, err := config.LoadMaster(o.configDir, nil)
+	if err != nil {
+		log.Error(err.Error())
+		return 1
+	}
+	mo, err := master.OptionsFromConfig(cfg)
+	if err != nil {
+		log.Error(err.Error())
+		return 1
+	}
+	if o.timeout > 0 {
+		mo.Timeout = time.Duration(o.timeout) * time.Second
+	}
+	if o.gatherJobTimeout > 0 {
+		mo.GatherJobTimeout = time.Duration(o.gatherJobTimeout) * time.Second
+	}
+	var tgt any = rest[0]
+	if o.list {
+		tgt = splitList(rest[0])
+	}
+	jobArgs := make([]any, 0, len(rest)-2)
+	for _, a := range rest[2:] {
+		jobArgs = append(jobArgs, a)
+	}
+	c := &cli{o: o, mo: mo, stdout: stdout, stderr: stderr, sock: mo.LocalSocket()}
+	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: user(), Delimiter: o.delimiter}
+	if o.batch != "" {
+		return c.runBatch(ctx, req)
+	}
+	return c.runOnce(ctx, req)
+}
+
+func splitList(s string) []any {
+	var out []any
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func user() string {
+	if u := os.Getenv("SUDO_USER"); u != "" {
+		return "sudo_" + u
+	}
+	if os.Geteuid() == 0 {
+		return "root"
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "root"
+}

@@ -1,0 +1,152 @@
+package minion
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/modules/saltutil"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/target"
+	"github.com/brinesalt/brine/thin"
+	"github.com/brinesalt/brine/thin/frame"
+)
+
+// targeted is the minion-side match of a publication
+// (Minion._target_load and the matchers): the target against the
+// minion's id, grains and pillar.
+func (m *Minion) targeted(job *protocol.Job) bool {
+	kind, err := target.ParseKind(job.TgtType)
+	if err != nil {
+		return false
+	}
+	m.dataMu.RLock()
+	self := &target.Minion{ID: m.id, Grains: m.grains, Pillar: m.pillar}
+	m.dataMu.RUnlock()
+	ok, err := target.Match(job.Tgt, kind, self, target.Options{Delimiter: job.Delimiter})
+	if err != nil {
+		m.log.Debug("target did not compile", "tgt", job.Tgt, "tgt_type", job.TgtType, "err", err)
+		return false
+	}
+	return ok
+}
+
+// kwargRE is salt.utils.args.KWARG_REGEX: "name=value" on the command
+// line is a keyword argument.
+var kwargRE = regexp.MustCompile(`^([^\d\W][\w.-]*)=(?:[^=]|$)`)
+
+// splitArgs is salt.minion.load_args_and_kwargs: dicts marked
+// __kwarg__ and "k=v" strings become keyword arguments.
+func splitArgs(in []any) ([]any, *ordered.Map) {
+	args := []any{}
+	kw := ordered.New()
+	for _, a := range in {
+		switch x := a.(type) {
+		case *ordered.Map:
+			if x.Value("__kwarg__") == true {
+				x.Range(func(k, v any) bool {
+					if ks := ordered.KeyString(k); ks != "__kwarg__" {
+						kw.Set(ks, v)
+					}
+					return true
+				})
+				continue
+			}
+		case string:
+			if kwargRE.MatchString(x) {
+				k, v, _ := strings.Cut(x, "=")
+				kw.Set(k, v)
+				continue
+			}
+		}
+		args = append(args, a)
+	}
+	return args, kw
+}
+
+// runJob runs one job (Minion._thread_return) and queues its return.
+func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tgt, _ := job.Tgt.(string)
+	done := saltutil.Jobs.Add(saltutil.Job{JID: job.JID, Fun: job.Fun, Arg: job.Arg, Tgt: tgt, TgtType: job.TgtType, User: job.User, Cancel: cancel})
+	args, kw := splitArgs(job.Arg)
+	m.dataMu.RLock()
+	fj := &frame.Job{JID: job.JID, ID: m.id, Fun: job.Fun, Arg: args, Kwarg: kw, Opts: m.opts, Pillar: m.pillar}
+	g := m.grains
+	m.dataMu.RUnlock()
+	var res *frame.Result
+	if m.o.Execute != nil {
+		res = m.o.Execute(jctx, fj)
+	} else {
+		res = thin.Execute(jctx, fj, thin.Options{Gather: func(context.Context, grains.GatherOptions) (*ordered.Map, error) {
+			return g.Copy(), nil
+		}})
+	}
+	done()
+	ret := &protocol.Return{ID: m.id, Success: res.Retcode == 0, Return: res.Return, Retcode: res.Retcode,
+		JID: job.JID, Fun: job.Fun, FunArgs: job.Arg, User: job.User, MasterID: job.MasterID, Out: res.Out}
+	if md, ok := job.Kwargs.Value("metadata").(*ordered.Map); ok {
+		ret.Metadata = md
+	}
+	m.queueReturn(ret.SaltMap())
+}
+
+// queueReturn adds a return to the queue the sender drains.
+func (m *Minion) queueReturn(load *ordered.Map) {
+	m.retMu.Lock()
+	m.queue = append(m.queue, load)
+	m.retMu.Unlock()
+	select {
+	case m.retCond <- struct{}{}:
+	default:
+	}
+}
+
+// sendReturns sends queued returns in order, retrying each every
+// return_retry_timer (+ random up to return_retry_timer_max) while the
+// master is unreachable, so no return is lost to a master restart.
+func (m *Minion) sendReturns(ctx context.Context) {
+	for {
+		m.retMu.Lock()
+		var next *ordered.Map
+		if len(m.queue) > 0 {
+			next = m.queue[0]
+		}
+		m.retMu.Unlock()
+		if next == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.retCond:
+			}
+			continue
+		}
+		if _, err := m.request(ctx, next, false); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			delay := m.c.ReturnRetryTimer
+			if m.c.ReturnRetryTimerMax > delay {
+				delay += jitter(m.c.ReturnRetryTimerMax - delay)
+			}
+			m.log.Warn("return not delivered, will retry", "jid", next.Value("jid"), "retry_in", delay.String(), "err", err)
+			if sleep(ctx, delay) != nil {
+				return
+			}
+			continue
+		}
+		m.retMu.Lock()
+		m.queue = m.queue[1:]
+		m.retMu.Unlock()
+	}
+}
+
+// Pending is the number of returns waiting to be sent.
+func (m *Minion) Pending() int {
+	m.retMu.Lock()
+	defer m.retMu.Unlock()
+	return len(m.queue)
+}

@@ -1,0 +1,257 @@
+// Package minion is salt-minion over ZeroMQ (salt/minion.py,
+// salt/channel/client.py, salt/crypt.py AsyncAuth): it signs in to the
+// master with its key pair, pins the master's key, subscribes to the
+// publish channel, matches each job's target against its own id, grains
+// and pillar, runs matching jobs concurrently through thin.Execute and
+// sends the returns back, queueing them while the master is away.
+package minion
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/pki"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/transport"
+	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/thin/frame"
+)
+
+// Options configure a Minion.
+type Options struct {
+	Config *config.Minion
+	Log    *slog.Logger
+	// Execute runs one job; nil means thin.Execute with the minion's
+	// grains.
+	Execute func(ctx context.Context, job *frame.Job) *frame.Result
+	// Grains returns the minion's grains; nil means grains.Gather.
+	Grains func(ctx context.Context) (*ordered.Map, error)
+	// Key is the minion's private key; nil loads or generates
+	// pki_dir/minion.pem.
+	Key *rsa.PrivateKey
+	// PubPEM is the public key text sent on _auth when Key is given.
+	PubPEM string
+	// MasterPub pins the master key in memory when no pki_dir file is
+	// wanted (the swarm benchmark); "" uses minion_master.pub.
+	NoDisk bool
+}
+
+// ErrMasterKeyChanged is the master offering a key other than the pinned
+// one; the minion stops rather than trust it.
+var ErrMasterKeyChanged = pki.ErrMasterKeyChanged
+
+// Minion is a running salt-minion.
+type Minion struct {
+	o    Options
+	c    *config.Minion
+	log  *slog.Logger
+	id   string
+	key  *rsa.PrivateKey
+	pub  string
+	pki  *pki.Minion
+	opts *ordered.Map
+
+	authMu    sync.Mutex
+	stateMu   sync.RWMutex
+	st        *authState
+	authGen   int
+	pinnedPub string // master key in memory when NoDisk
+
+	req *transport.Req
+
+	grains *ordered.Map
+	pillar *ordered.Map
+	dataMu sync.RWMutex
+
+	retMu   sync.Mutex
+	retCond chan struct{}
+	queue   []*ordered.Map
+
+	jobs sync.WaitGroup
+}
+
+type authState struct {
+	aes        *crypt.Crypticle
+	session    *crypt.Crypticle
+	masterKey  *rsa.PublicKey
+	pubPort    int
+	generation int
+}
+
+// New prepares a minion: its id, keys and options.
+func New(o Options) (*Minion, error) {
+	c := o.Config
+	if c == nil {
+		return nil, errors.New("new minion: no configuration")
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &Minion{o: o, c: c, log: log, id: c.ID, pki: pki.NewMinion(c.PKIDir), retCond: make(chan struct{}, 1)}
+	if m.id == "" {
+		return nil, errors.New("new minion: no id configured")
+	}
+	m.log = log.With("minion", m.id)
+	if o.Key != nil {
+		m.key, m.pub = o.Key, crypt.CleanKey(o.PubPEM)
+	} else {
+		k, err := m.pki.Key(c.KeySize)
+		if err != nil {
+			return nil, fmt.Errorf("new minion %s: %w", m.id, err)
+		}
+		pub, err := m.pki.PubString()
+		if err != nil {
+			return nil, fmt.Errorf("new minion %s: %w", m.id, err)
+		}
+		m.key, m.pub = k, pub
+	}
+	m.opts = c.Raw.Copy()
+	m.opts.Set("id", m.id)
+	m.opts.Set("cachedir", c.CacheDir)
+	m.opts.Set("pki_dir", c.PKIDir)
+	m.opts.Set("conf_file", c.File)
+	m.opts.Set("config_dir", c.Dir)
+	m.req = &transport.Req{Addr: m.masterAddr(c.MasterPort), Identity: []byte(m.id)}
+	return m, nil
+}
+
+// ID is the minion id.
+func (m *Minion) ID() string { return m.id }
+
+func (m *Minion) masterAddr(port int) string {
+	host := "salt"
+	if len(m.c.Masters) > 0 {
+		host = m.c.Masters[0]
+	}
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		host = h
+		if n, err := strconv.Atoi(p); err == nil && port == m.c.MasterPort {
+			port = n
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+func newNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// jitter returns a random duration in [0, d).
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	n, err := rand.Int(rand.Reader, big.NewInt(int64(d)))
+	if err != nil {
+		return 0
+	}
+	return time.Duration(n.Int64())
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// Run signs in, subscribes and serves jobs until ctx ends. It returns
+// an error only for what the minion cannot recover from, such as a
+// changed master key.
+func (m *Minion) Run(ctx context.Context) error {
+	defer m.req.Close()
+	if _, err := m.authenticate(ctx, 0); err != nil {
+		return err
+	}
+	if err := m.loadGrains(ctx); err != nil {
+		m.log.Warn("grains", "err", err)
+	}
+	m.refreshPillar(ctx)
+	m.fireStart(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m.sendReturns(ctx)
+	}()
+	err := m.subscribe(ctx)
+	wg.Wait()
+	m.jobs.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (m *Minion) loadGrains(ctx context.Context) error {
+	var g *ordered.Map
+	var err error
+	if m.o.Grains != nil {
+		g, err = m.o.Grains(ctx)
+	} else {
+		g, err = grains.Gather(ctx, grains.GatherOptions{Opts: m.opts})
+	}
+	if g == nil {
+		g = ordered.New()
+	}
+	g.Set("id", m.id)
+	m.dataMu.Lock()
+	m.grains = g
+	m.dataMu.Unlock()
+	return err
+}
+
+// refreshPillar asks the master for this minion's pillar, sending the
+// grains the master caches and matches on.
+func (m *Minion) refreshPillar(ctx context.Context) {
+	m.dataMu.RLock()
+	g := m.grains
+	m.dataMu.RUnlock()
+	load := (&protocol.PillarRequest{ID: m.id, Grains: g, Saltenv: "base", Ver: "2"}).SaltMap()
+	v, err := m.request(ctx, load, true)
+	if err != nil {
+		m.log.Warn("pillar refresh failed", "err", err)
+		return
+	}
+	p, _ := v.(*ordered.Map)
+	if p == nil {
+		p = ordered.New()
+	}
+	m.dataMu.Lock()
+	m.pillar = p
+	m.dataMu.Unlock()
+}
+
+// fireStart sends salt/minion/<id>/start (and the legacy minion_start)
+// as Minion._fire_master_minion_start does.
+func (m *Minion) fireStart(ctx context.Context) {
+	msg := fmt.Sprintf("Minion %s started at %s", m.id, time.Now().Format("Mon Jan _2 15:04:05 2006"))
+	evs := []any{}
+	for _, tag := range []string{"minion_start", protocol.MinionStartTag(m.id)} {
+		evs = append(evs, ordered.FromPairs("tag", tag, "data", ordered.FromPairs("id", m.id, "data", msg, "cmd", protocol.CmdMinionEvent, "tag", tag)))
+	}
+	load := ordered.FromPairs("id", m.id, "events", evs, "cmd", protocol.CmdMinionEvent)
+	if _, err := m.request(ctx, load, false); err != nil {
+		m.log.Warn("start event not sent", "err", err)
+	}
+}
