@@ -29,28 +29,11 @@ type ReplaceOpts struct {
 // is set (empty for no change), else whether anything changed; with
 // SearchOnly it returns whether the pattern matches.
 func Replace(path string, o ReplaceOpts) (any, error) {
-	path = expandUser(path)
-	link, _ := os.Readlink(path)
-	given := path
-	path = realPath(path)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if o.IgnoreIfMissing && os.IsNotExist(err) {
-			return false, nil
-		}
-		if os.IsNotExist(err) {
-			return nil, modules.Invalidf("File not found: %s", path)
-		}
-		return nil, modules.Errorf("Unable to open file '%s'. Exception: %w", path, err)
-	}
-	if !IsText(data) {
-		return nil, modules.Invalidf("Cannot perform string replacements on a binary file: %s", path)
-	}
-	if o.SearchOnly && (o.AppendIfNotFound || o.PrependIfNotFound) {
-		return nil, modules.Invalidf("search_only cannot be used with append/prepend_if_not_found")
-	}
-	if o.AppendIfNotFound && o.PrependIfNotFound {
-		return nil, modules.Invalidf("Only one of append and prepend_if_not_found is permitted")
+	given := expandUser(path)
+	path = realPath(given)
+	data, ok, err := readForReplace(path, o)
+	if err != nil || !ok {
+		return false, err
 	}
 	re, err := CompilePy(o.Pattern, o.Flags)
 	if err != nil {
@@ -68,50 +51,19 @@ func Replace(path string, o ReplaceOpts) (any, error) {
 		return nil, modules.Errorf("%w", err)
 	}
 	result, nrepl := Subn(re, parts, data, o.Count)
-	found := nrepl > 0
-	changed := found && o.Pattern != o.Repl
-	content := o.Repl
-	if o.NotFoundContent != nil && *o.NotFoundContent != "" && (o.AppendIfNotFound || o.PrependIfNotFound) {
-		content = *o.NotFoundContent
-	}
-	if o.AppendIfNotFound || o.PrependIfNotFound {
-		probe, err := CompilePy("^"+regexp.QuoteMeta(content)+"(?:$|\r\n)", o.Flags)
-		if err == nil && probe.Match(data) {
-			found = true
-		}
-	}
+	changed := nrepl > 0 && o.Pattern != o.Repl
 	orig, newLines := ReadLinesSplit(data), ReadLinesSplit(result)
 	if equalLines(orig, newLines) {
 		changed = false
 	}
-	if !found && (o.AppendIfNotFound || o.PrependIfNotFound) {
-		nf := o.Repl
-		if o.NotFoundContent != nil {
-			nf = *o.NotFoundContent
-		}
-		if o.PrependIfNotFound {
-			newLines = append([]string{nf + "\n"}, newLines...)
-		} else {
-			if n := len(newLines); n > 0 && !strings.HasSuffix(newLines[n-1], "\n") {
-				newLines[n-1] += "\n"
-			}
-			newLines = append(newLines, nf+"\n")
-		}
+	if (o.AppendIfNotFound || o.PrependIfNotFound) && nrepl == 0 && !contentPresent(data, o) {
+		newLines = addNotFound(newLines, o)
 		result = []byte(strings.Join(newLines, ""))
 		changed = true
 	}
 	if changed && !o.DryRun {
-		if err := writeKeepingMeta(path, data, result); err != nil {
+		if err := commitReplace(given, path, data, result, o.Backup); err != nil {
 			return nil, err
-		}
-		if o.Backup != "" {
-			if err := os.WriteFile(path+o.Backup, data, 0o600); err != nil {
-				return nil, modules.Errorf("Unable to move the temp file '%s' to the backup file '%s'. Exception: %w", path, path+o.Backup, err)
-			}
-			if link != "" {
-				_ = os.Remove(given + o.Backup)
-				_ = os.Symlink(link+o.Backup, given+o.Backup)
-			}
 		}
 	}
 	diff := strings.Join(UnifiedDiff(orig, newLines, "\n"), "")
@@ -119,6 +71,77 @@ func Replace(path string, o ReplaceOpts) (any, error) {
 		return diff, nil
 	}
 	return changed && diff != "", nil
+}
+
+// readForReplace reads path and checks replace's argument combinations;
+// ok is false for a missing file with ignore_if_missing.
+func readForReplace(path string, o ReplaceOpts) (data []byte, ok bool, err error) {
+	data, err = os.ReadFile(path)
+	switch {
+	case err != nil && os.IsNotExist(err) && o.IgnoreIfMissing:
+		return nil, false, nil
+	case err != nil && os.IsNotExist(err):
+		return nil, false, modules.Invalidf("File not found: %s", path)
+	case err != nil:
+		return nil, false, modules.Errorf("Unable to open file '%s'. Exception: %w", path, err)
+	case !IsText(data):
+		return nil, false, modules.Invalidf("Cannot perform string replacements on a binary file: %s", path)
+	case o.SearchOnly && (o.AppendIfNotFound || o.PrependIfNotFound):
+		return nil, false, modules.Invalidf("search_only cannot be used with append/prepend_if_not_found")
+	case o.AppendIfNotFound && o.PrependIfNotFound:
+		return nil, false, modules.Invalidf("Only one of append and prepend_if_not_found is permitted")
+	}
+	return data, true, nil
+}
+
+// contentPresent is replace's check that the line to append or prepend
+// (not_found_content, else repl) is already a whole line of the file.
+func contentPresent(data []byte, o ReplaceOpts) bool {
+	content := o.Repl
+	if o.NotFoundContent != nil && *o.NotFoundContent != "" {
+		content = *o.NotFoundContent
+	}
+	probe, err := CompilePy("^"+regexp.QuoteMeta(content)+"(?:$|\r\n)", o.Flags)
+	return err == nil && probe.Match(data)
+}
+
+// addNotFound appends or prepends not_found_content (else repl) as a
+// line.
+func addNotFound(lines []string, o ReplaceOpts) []string {
+	nf := o.Repl
+	if o.NotFoundContent != nil {
+		nf = *o.NotFoundContent
+	}
+	if o.PrependIfNotFound {
+		return append([]string{nf + "\n"}, lines...)
+	}
+	if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
+		lines[n-1] += "\n"
+	}
+	return append(lines, nf+"\n")
+}
+
+// commitReplace writes result in place and keeps the old content as
+// path+backup (beside a symlink too, pointing at the target's backup).
+func commitReplace(given, path string, data, result []byte, backup string) error {
+	if err := writeKeepingMeta(path, data, result); err != nil {
+		return err
+	}
+	if backup == "" {
+		return nil
+	}
+	mode := os.FileMode(0o600)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.WriteFile(path+backup, data, mode); err != nil {
+		return modules.Errorf("Unable to move the temp file '%s' to the backup file '%s'. Exception: %w", path, path+backup, err)
+	}
+	if link, err := os.Readlink(given); err == nil {
+		_ = os.Remove(given + backup)
+		_ = os.Symlink(link+backup, given+backup)
+	}
+	return nil
 }
 
 // ReadLinesSplit is bytes.splitlines(True) over file content.
