@@ -193,6 +193,9 @@ func (m *Master) active(ctx context.Context) *ordered.Map {
 				continue
 			}
 			jid, _ := jm.Value("jid").(string)
+			if f, _ := jm.Value("fun").(string); f == "saltutil.running" || f == "saltutil.find_job" {
+				continue
+			}
 			entry, ok := out.Value(jid).(*ordered.Map)
 			if !ok {
 				entry = ordered.FromPairs("Function", jm.Value("fun"), "Arguments", orList(toList(jm.Value("arg"))),

@@ -1,0 +1,164 @@
+// Command salt-run runs master-side runner functions through the local
+// master (salt/cli/run.py): jobs.lookup_jid, jobs.list_jobs,
+// jobs.list_job, jobs.active, manage.status/up/down/present and
+// state.event.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/target"
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		os.Exit(130)
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
+	os.Exit(code)
+}
+
+var kwargRE = regexp.MustCompile(`^([^\d\W][\w.-]*)=(?:[^=]|$)`)
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("salt-run", pflag.ContinueOnError)
+	fs.SetInterspersed(true)
+	fs.SetOutput(stderr)
+	confDir := fs.StringP("config-dir", "c", config.DefaultDir, "configuration directory")
+	out := fs.String("out", "", "outputter")
+	fs.StringP("log-level", "l", "warning", "console log level")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) < 1 {
+		fmt.Fprintln(stderr, "Usage: salt-run [options] <function> [arguments]")
+		return 2
+	}
+	cfg, err := config.LoadMaster(*confDir, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	mo, err := master.OptionsFromConfig(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	fun := rest[0]
+	var pos []any
+	kw := ordered.New()
+	for _, a := range rest[1:] {
+		if kwargRE.MatchString(a) {
+			k, v, _ := strings.Cut(a, "=")
+			kw.Set(k, v)
+			continue
+		}
+		pos = append(pos, a)
+	}
+	cl, err := master.Dial(ctx, mo.LocalSocket())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer cl.Close()
+	if fun == "state.event" {
+		return stateEvent(ctx, cl, kw, stdout, stderr)
+	}
+	ret, err := cl.Runner(ctx, fun, pos, kw)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	name := *out
+	if name == "" {
+		name = "nested"
+	}
+	if err := output.Write(stdout, name, ret, output.Options{}); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// stateEvent is salt/runners/state.py event: print events whose tag
+// matches tagmatch (a glob, default "*") as "tag\tjson", the JSON
+// indented by 4 with sorted keys when pretty; stop after count events
+// (-1 for ever).
+func stateEvent(ctx context.Context, cl *master.Client, kw *ordered.Map, stdout, stderr io.Writer) int {
+	pretty := truthy(kw.Value("pretty"))
+	tagmatch := "*"
+	if s, ok := kw.Value("tagmatch").(string); ok && s != "" {
+		tagmatch = s
+	}
+	count := -1
+	if s, ok := kw.Value("count").(string); ok {
+		if n, err := strconv.Atoi(s); err == nil {
+			count = n
+		}
+	}
+	m, err := target.Compile(tagmatch, target.Glob, target.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	ch, err := cl.Events(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	for ev := range ch {
+		if !m.Match(&target.Minion{ID: ev.Tag}) {
+			continue
+		}
+		indent := -1
+		if pretty {
+			indent = 4
+		}
+		js, err := output.PyJSON(ev.Data, indent, pretty)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%s\n", ev.Tag, js)
+		if f, ok := stdout.(interface{ Sync() error }); ok {
+			_ = f.Sync()
+		}
+		if count > 0 {
+			if count--; count == 0 {
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		return strings.EqualFold(x, "true") || x == "1" || strings.EqualFold(x, "yes")
+	}
+	return false
+}
