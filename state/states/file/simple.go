@@ -344,56 +344,24 @@ func symlinkCheck(name, target string, force bool, usr, grp string) (states.Tri,
 func copyState(_ context.Context, c *states.Call) (*states.Result, error) {
 	name, source := expandUser(c.Str("name")), expandUser(c.Str("source"))
 	r := states.NewResult(name, states.True, fmt.Sprintf(`Copied "%s" to "%s"`, source, name))
-	if name == "" {
+	switch {
+	case name == "":
 		return fail(name, "Must provide name to file.copy"), nil
-	}
-	if !filepath.IsAbs(name) {
+	case !filepath.IsAbs(name):
 		return fail(name, fmt.Sprintf("Specified file %s is not an absolute path", name)), nil
-	}
-	if !pathExists(source) {
+	case !pathExists(source):
 		return fail(name, fmt.Sprintf(`Source file "%s" is not present`, source)), nil
 	}
-	var usr, grp, mode any
-	if c.Bool("preserve") {
-		st, err := fmod.Stats(source, "", true)
-		if err != nil {
-			return nil, err
-		}
-		usr, grp, mode = st.User, st.Group, st.Mode
-	} else {
-		usr, grp = defaultOwner(c, owner(c), c.Arg("group"))
-		if msg := checkUser(c, usr, grp); msg != "" {
-			return fail(name, msg), nil
-		}
-		mode = normMode(c.Arg("mode"))
-		if mode == nil {
-			st, err := fmod.Stats(source, "", true)
-			if err != nil {
-				return nil, err
-			}
-			mode = st.Mode
-		}
+	usr, grp, mode, res, err := copyOwner(c, name, source)
+	if res != nil || err != nil {
+		return res, err
 	}
 	if isDir(name) && c.Bool("subdir") {
 		name = filepath.Join(name, filepath.Base(source))
 	}
-	changed := true
-	force := c.Bool("force")
-	if _, err := os.Lstat(name); err == nil {
-		if force && isFile(name) {
-			h1, _ := fmod.GetHash(name, "sha256")
-			h2, _ := fmod.GetHash(source, "sha256")
-			if h1 == h2 {
-				r.Comment += " - files are identical but force flag is set"
-			}
-		}
-		if !force {
-			changed = false
-		} else if !c.Env.Test {
-			if err := os.RemoveAll(name); err != nil {
-				return fail(name, fmt.Sprintf(`Failed to delete "%s" in preparation for forced move`, name)), nil
-			}
-		}
+	changed, res := copyTarget(c, r, name, source)
+	if res != nil {
+		return res, nil
 	}
 	if c.Env.Test || !changed {
 		if changed {
@@ -420,10 +388,8 @@ func copyState(_ context.Context, c *states.Call) (*states.Result, error) {
 	}
 	r.Changes = ordered.FromPairs(name, source)
 	if !c.Bool("preserve") {
-		ret := fmod.NewRet(name)
-		ret.Comment, ret.Changes = r.Comment, r.Changes
-		ret, _, err := fmod.CheckPerms(name, ret, usr, grp, mode, false, false)
-		if err != nil {
+		ret := &fmod.Ret{Name: name, Result: true, Comment: r.Comment, Changes: r.Changes}
+		if ret, _, err = fmod.CheckPerms(name, ret, usr, grp, mode, false, false); err != nil {
 			return nil, err
 		}
 		if ret.Result == false {
@@ -431,6 +397,51 @@ func copyState(_ context.Context, c *states.Call) (*states.Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// copyOwner is copy's owner and mode: the source's with preserve, else
+// the given ones (defaulting to the minion user and the source's mode).
+func copyOwner(c *states.Call, name, source string) (usr, grp, mode any, res *states.Result, err error) {
+	st, err := fmod.Stats(source, "", true)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if c.Bool("preserve") {
+		return st.User, st.Group, st.Mode, nil, nil
+	}
+	usr, grp = defaultOwner(c, owner(c), c.Arg("group"))
+	if msg := checkUser(c, usr, grp); msg != "" {
+		return nil, nil, nil, fail(name, msg), nil
+	}
+	if mode = normMode(c.Arg("mode")); mode == nil {
+		mode = st.Mode
+	}
+	return usr, grp, mode, nil, nil
+}
+
+// copyTarget decides what an existing target means: without force it
+// stays; with force it is removed (outside test mode).
+func copyTarget(c *states.Call, r *states.Result, name, source string) (bool, *states.Result) {
+	if _, err := os.Lstat(name); err != nil {
+		return true, nil
+	}
+	force := c.Bool("force")
+	if force && isFile(name) {
+		h1, _ := fmod.GetHash(name, "sha256")
+		h2, _ := fmod.GetHash(source, "sha256")
+		if h1 == h2 {
+			r.Comment += " - files are identical but force flag is set"
+		}
+	}
+	if !force {
+		return false, nil
+	}
+	if !c.Env.Test {
+		if err := os.RemoveAll(name); err != nil {
+			return false, fail(name, fmt.Sprintf(`Failed to delete "%s" in preparation for forced move`, name))
+		}
+	}
+	return true, nil
 }
 
 func dirModeOf(mode any) string {
