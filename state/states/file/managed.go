@@ -47,33 +47,14 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 	if res != nil {
 		return res, nil
 	}
-	name := a.name
-	ret := fmod.NewRet(name)
+	ret := fmod.NewRet(a.name)
 	if _, ok := c.Kw("file_mode"); ok {
 		ret.Warnings = append(ret.Warnings, "The 'file_mode' argument will be ignored.  Please use 'mode' instead to set file permissions.")
 	}
-	if !c.Bool("create") {
-		if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
-			ret.Comment = fmt.Sprintf("File %s is not present and is not set for creation", name)
-			return result(ret), nil
-		}
+	if res := managedChecks(c, a, ret); res != nil {
+		return res, nil
 	}
-	if msg := checkUser(c, a.user, a.group); msg != "" {
-		return fail(name, msg), nil
-	}
-	if !filepath.IsAbs(name) {
-		return fail(name, fmt.Sprintf("Specified file %s is not an absolute path", name)), nil
-	}
-	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		return fail(name, fmt.Sprintf("Specified target %s is a directory", name)), nil
-	}
-	if _, ok := mapArg(c, "context"); !ok {
-		return fail(name, "Context must be formed as a dict"), nil
-	}
-	if _, ok := mapArg(c, "defaults"); !ok && modules.Truthy(c.Arg("defaults")) {
-		return fail(name, "Defaults must be formed as a dict"), nil
-	}
-	if acc := accumulatorContext(c.Env, name); acc != nil {
+	if acc := accumulatorContext(c.Env, a.name); acc != nil {
 		if a.context == nil {
 			a.context = ordered.New()
 		} else {
@@ -81,15 +62,50 @@ func managed(ctx context.Context, c *states.Call) (*states.Result, error) {
 		}
 		a.context.Set("accumulator", acc)
 	}
-	if a.replace && a.contents == nil && a.template == "" && pathExists(name) && remoteHashMatches(ctx, c, a) {
+	if a.replace && a.contents == nil && a.template == "" && pathExists(a.name) && remoteHashMatches(ctx, c, a) {
 		a.replace = false
 	}
-	if _, err := os.Lstat(name); !a.replace && err == nil {
+	if _, err := os.Lstat(a.name); !a.replace && err == nil {
 		return managedPermsOnly(c, a, ret)
 	}
 	if c.Env.Test {
 		return managedTest(ctx, c, a, ret)
 	}
+	return managedApply(ctx, c, a, ret)
+}
+
+// managedChecks is the validation between building the contents and
+// managing the file; a non-nil Result ends the state.
+func managedChecks(c *states.Call, a *managedArgs, ret *fmod.Ret) *states.Result {
+	name := a.name
+	if !c.Bool("create") {
+		if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
+			ret.Comment = fmt.Sprintf("File %s is not present and is not set for creation", name)
+			return result(ret)
+		}
+	}
+	if msg := checkUser(c, a.user, a.group); msg != "" {
+		return fail(name, msg)
+	}
+	if !filepath.IsAbs(name) {
+		return fail(name, fmt.Sprintf("Specified file %s is not an absolute path", name))
+	}
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return fail(name, fmt.Sprintf("Specified target %s is a directory", name))
+	}
+	if _, ok := mapArg(c, "context"); !ok {
+		return fail(name, "Context must be formed as a dict")
+	}
+	if _, ok := mapArg(c, "defaults"); !ok && modules.Truthy(c.Arg("defaults")) {
+		return fail(name, "Defaults must be formed as a dict")
+	}
+	return nil
+}
+
+// managedApply fetches and renders the source, runs check_cmd and
+// manages the file (manage_file).
+func managedApply(ctx context.Context, c *states.Call, a *managedArgs, ret *fmod.Ret) (*states.Result, error) {
+	name := a.name
 	src, sourceHash, err := fmod.SourceList(ctx, c.Env, a.source, a.sourceHash, a.saltenv)
 	if err != nil {
 		return fail(name, "Unable to manage file: "+err.Error()), nil
