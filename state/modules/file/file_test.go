@@ -502,3 +502,25 @@ func TestSourceSum(t *testing.T) {
 		t.Errorf("partial match = %q, %v", hs, ok)
 	}
 }
+
+func TestManagedHelpers(t *testing.T) {
+	r := modules.NewRegistry()
+	Register(r)
+	env := &modules.Env{Registry: r, Opts: ordered.New(), Grains: ordered.FromPairs("id", "m1")}
+	ctx := context.Background()
+	got, err := env.Run(ctx, "file.apply_template_on_contents", []any{"{{ grains['id'] }}-{{ x }}", "jinja",
+		ordered.FromPairs("x", 2), ordered.FromPairs("x", 1), "base"}, ordered.New())
+	if err != nil || got != "m1-2" {
+		t.Errorf("apply_template_on_contents = %#v, %v", got, err)
+	}
+	sum, err := env.Run(ctx, "file.get_source_sum", nil, ordered.FromPairs("source_hash", "md5="+strings.Repeat("A", 32)))
+	if err != nil || jsonOf(t, sum.(*ordered.Map)) != `{"hash_type":"md5","hsum":"`+strings.Repeat("a", 32)+`"}` {
+		t.Errorf("get_source_sum = %v, %v", sum, err)
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	writeFile(t, p, "a\n")
+	meta, err := env.Run(ctx, "file.check_file_meta", []any{p, "", "", nil, nil, nil, 600, nil, "base"}, ordered.FromPairs("contents", "b\n"))
+	if err != nil || jsonOf(t, meta.(*ordered.Map)) != `{"diff":"--- \n+++ \n@@ -1 +1 @@\n-a\n+b\n","mode":"0600"}` {
+		t.Errorf("check_file_meta = %v, %v", meta, err)
+	}
+}

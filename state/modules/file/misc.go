@@ -15,6 +15,7 @@ import (
 
 // registerMisc adds the small path and inode helpers.
 func registerMisc(reg func(name, doc string, s modules.Spec, fn modules.Func)) {
+	registerManaged(reg)
 	reg("readdir", "List a directory with . and ..", sig(req("path")), readdir)
 	reg("chgrp", "Change a file's group.", sig(req("path"), req("group")), chgrp)
 	reg("link", "Create a hard link.", sig(req("src"), req("path")), link)
@@ -166,4 +167,12 @@ func statvfs(_ context.Context, c *modules.Call) (any, error) {
 		return nil, modules.Errorf("Could not statvfs '%s'", p)
 	}
 	return statvfsMap(&st), nil
+}
+
+func readFileBytes(p string) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, modules.Errorf("%s", pyOSError(err))
+	}
+	return b, nil
 }
