@@ -524,3 +524,31 @@ func TestManagedHelpers(t *testing.T) {
 		t.Errorf("check_file_meta = %v, %v", meta, err)
 	}
 }
+
+func TestBackups(t *testing.T) {
+	r := modules.NewRegistry()
+	Register(r)
+	env := &modules.Env{Registry: r, Opts: ordered.FromPairs("cachedir", t.TempDir())}
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "conf")
+	writeFile(t, p, "v1\n")
+	if err := CopyFile([]byte("v2\n"), p, "minion", env.Opts); err != nil {
+		t.Fatal(err)
+	}
+	list, err := env.Run(ctx, "file.list_backups", []any{p}, ordered.New())
+	if err != nil || list.(*ordered.Map).Len() != 1 {
+		t.Fatalf("list_backups = %v, %v", list, err)
+	}
+	res, err := env.Run(ctx, "file.restore_backup", []any{p, 0}, ordered.New())
+	if err != nil || res.(*ordered.Map).Value("result") != true || readFile(t, p) != "v1\n" {
+		t.Fatalf("restore_backup = %v, %v, content %q", res, err, readFile(t, p))
+	}
+	res, _ = env.Run(ctx, "file.delete_backup", []any{p, "x"}, ordered.New())
+	if res.(*ordered.Map).Value("comment") != "Invalid backup_id 'x'" {
+		t.Errorf("delete_backup bad id = %v", res)
+	}
+	res, _ = env.Run(ctx, "file.delete_backup", []any{p, 5}, ordered.New())
+	if res.(*ordered.Map).Value("comment") != "backup_id '5' does not exist for "+p {
+		t.Errorf("delete_backup missing id = %v", res)
+	}
+}

@@ -16,6 +16,7 @@ import (
 // registerMisc adds the small path and inode helpers.
 func registerMisc(reg func(name, doc string, s modules.Spec, fn modules.Func)) {
 	registerManaged(reg)
+	registerBackups(reg)
 	reg("readdir", "List a directory with . and ..", sig(req("path")), readdir)
 	reg("chgrp", "Change a file's group.", sig(req("path"), req("group")), chgrp)
 	reg("link", "Create a hard link.", sig(req("src"), req("path")), link)
