@@ -43,6 +43,7 @@ func Register(r *states.Registry) {
 	reg("rename", renameSpec, renameState)
 	reg("hardlink", hardlinkSpec, hardlink)
 	reg("pruned", prunedSpec, pruned)
+	reg("decode", decodeSpec, decode)
 	reg("append", textSpec, appendState)
 	reg("prepend", prependSpec, prependState)
 	reg("replace", replaceSpec, replace)

@@ -223,3 +223,17 @@ func TestAccumulated(t *testing.T) {
 		t.Errorf("managed = %q", got)
 	}
 }
+
+func TestDecode(t *testing.T) {
+	h := newHarness(t)
+	f := h.p("blob")
+	md5 := "5d41402abc4b2a76b9719d911017c592" // md5("hello")
+	h.check(
+		step{"file.decode", true, []any{"name", f, "encoded_data", "aGVs\nbG8="}, states.None, "File is set to be updated.", `{}`},
+		step{"file.decode", false, []any{"name", f, "encoded_data", "aGVs\nbG8="}, states.True, "File was updated.", `{"old":null,"new":"` + md5 + `"}`},
+		step{"file.decode", false, []any{"name", f, "encoded_data", "aGVsbG8="}, states.True, "File is in the correct state.", `{}`},
+	)
+	if got := readFile(t, f); got != "hello" {
+		t.Errorf("content = %q", got)
+	}
+}
