@@ -2,7 +2,9 @@ package file
 
 import (
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/brinesalt/brine/state/states"
 )
@@ -224,4 +226,34 @@ func TestPruned(t *testing.T) {
 			"Recursively removed empty directories under " + d, `{"deleted":["` + h.p("p/a") + `","` + h.p("p/a/b") + `"]}`},
 		step{"file.pruned", false, []any{"name", h.p("none")}, states.True, "Directory " + h.p("none") + " is not present", `{}`},
 	)
+}
+
+func TestTidied(t *testing.T) {
+	h := newHarness(t)
+	d := h.p("logs")
+	writeFile(t, h.p("logs/old.log"), "x", 0o644)
+	writeFile(t, h.p("logs/new.log"), "x", 0o644)
+	writeFile(t, h.p("logs/keep.txt"), "x", 0o644)
+	writeFile(t, h.p("logs/sub/big.log"), strings.Repeat("x", 2048), 0o644)
+	old := time.Now().Add(-10 * 24 * time.Hour)
+	if err := os.Chtimes(h.p("logs/old.log"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	h.check(
+		step{"file.tidied", true, []any{"name", d, "age", 5, "size", "1KiB", "matches", []any{`.*\.log`}}, states.None,
+			d + " is set for tidy", `{"removed":["` + h.p("logs/sub/big.log") + `","` + h.p("logs/old.log") + `"]}`},
+		step{"file.tidied", false, []any{"name", d, "age", 5, "size", "1KiB", "matches", []any{`.*\.log`}}, states.True,
+			"Removed 2 files or directories from directory " + d, ""},
+		step{"file.tidied", false, []any{"name", d, "age", 5, "size", "1KiB", "matches", []any{`.*\.log`}}, states.True,
+			"Nothing to remove from directory " + d, `{}`},
+		step{"file.tidied", false, []any{"name", h.p("nope")}, states.False, h.p("nope") + " does not exist or is not a directory.", ""},
+	)
+	if !pathExists(h.p("logs/new.log")) || !pathExists(h.p("logs/keep.txt")) || !pathExists(h.p("logs/sub")) {
+		t.Errorf("tidied removed too much")
+	}
+	for in, want := range map[string]int64{"10": 10, "1K": 1024, "1KiB": 1024, "1KB": 1000, "2M": 2 << 20, "x": 0} {
+		if got := humanToBytes(in); got != want {
+			t.Errorf("humanToBytes(%q) = %d, want %d", in, got, want)
+		}
+	}
 }

@@ -44,6 +44,7 @@ func Register(r *states.Registry) {
 	reg("hardlink", hardlinkSpec, hardlink)
 	reg("pruned", prunedSpec, pruned)
 	reg("decode", decodeSpec, decode)
+	reg("tidied", tidiedSpec, tidied)
 	reg("append", textSpec, appendState)
 	reg("prepend", prependSpec, prependState)
 	reg("replace", replaceSpec, replace)
