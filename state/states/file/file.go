@@ -1,9 +1,3 @@
-// Package file holds Salt's `file` state module (salt/states/file.py) for
-// POSIX hosts: managed, directory, absent, exists, missing, touch,
-// symlink, copy, append, prepend, replace, line and recurse. Salt 3006
-// has no file.mod_watch, so neither does Brine.
-// The work is done by the file execution module's helpers
-// (state/modules/file), as Salt's states call __salt__["file.*"].
 package file
 
 import (
