@@ -47,6 +47,37 @@ type Job struct {
 	Data func(ctx context.Context, t *roster.Target) (*ordered.Map, error)
 	// RefreshGrains asks every host for its grains, fresh or not.
 	RefreshGrains bool
+	// Plan, when set, decides on the controller what each host runs, as
+	// Salt's salt-ssh wrapper functions do (state.* renders SLS files on
+	// the master). It replaces Fun, Arg, Kwarg, Pillar and Data.
+	Plan func(ctx context.Context, h *Host) (*Plan, error)
+}
+
+// Host is what a planner may use of one host while the executor holds
+// its connection.
+type Host struct {
+	Target *roster.Target
+	// Grains returns the host's grains: the cached ones when fresh, else
+	// asked of the host.
+	Grains func(ctx context.Context) (*ordered.Map, error)
+	// Call runs an execution function on the host, returning its return
+	// value and retcode.
+	Call func(ctx context.Context, fun string, args []any, kwargs *ordered.Map) (any, int, error)
+}
+
+// Plan is what one host runs: a function with its payload, or, with
+// Done, an answer the controller already has.
+type Plan struct {
+	Fun    string
+	Arg    []any
+	Kwarg  *ordered.Map
+	Pillar *ordered.Map
+	Data   *ordered.Map
+
+	Done    bool
+	Return  any
+	Retcode int
+	Out     string
 }
 
 // Options configure an Executor.
@@ -65,7 +96,7 @@ type Options struct {
 	// Grains, when set, caches each host's grains: a host whose entry is
 	// stale sends its grains back with the result.
 	Grains *GrainsCache
-	Log      *slog.Logger
+	Log    *slog.Logger
 }
 
 // Timings record where a host's time went, for salt-ssh -v.
@@ -173,6 +204,9 @@ func (e *Executor) runRaw(ctx context.Context, conn Conn, t *roster.Target, job 
 }
 
 func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
+	if job.Plan != nil {
+		return e.runPlanned(ctx, conn, t, job, tm)
+	}
 	p := e.scriptParams(t)
 	payload, err := e.payload(ctx, t, p.ThinDir, job)
 	if err != nil {
@@ -205,6 +239,52 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 		if r2, _, ok := e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm); ok || r2.Err != nil {
 			return r2
 		}
+	}
+	return r
+}
+
+// runPlanned asks the planner what t runs, giving it the host's grains
+// and a way to call functions there over the same connection, then runs
+// the plan.
+func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
+	call := func(ctx context.Context, fun string, args []any, kwargs *ordered.Map, refresh bool) Result {
+		return e.runThin(ctx, conn, t, Job{JID: job.JID, Fun: fun, Arg: args, Kwarg: kwargs, RefreshGrains: refresh}, tm)
+	}
+	h := &Host{Target: t,
+		Grains: func(ctx context.Context) (*ordered.Map, error) {
+			if e.opts.Grains != nil {
+				if g, fresh := e.opts.Grains.Get(t.ID); fresh && !job.RefreshGrains {
+					return g, nil
+				}
+			}
+			r := call(ctx, "grains.items", nil, nil, true)
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			g, ok := r.Return.(*ordered.Map)
+			if !ok || r.Retcode != 0 {
+				return nil, fmt.Errorf("grains of %s: %v", t.ID, r.Return)
+			}
+			return g, nil
+		},
+		Call: func(ctx context.Context, fun string, args []any, kwargs *ordered.Map) (any, int, error) {
+			r := call(ctx, fun, args, kwargs, false)
+			return r.Return, r.Retcode, r.Err
+		},
+	}
+	plan, err := job.Plan(ctx, h)
+	if err != nil {
+		return failure(t.ID, err, 1)
+	}
+	if plan.Done {
+		return Result{ID: t.ID, Return: plan.Return, Retcode: plan.Retcode, Out: plan.Out}
+	}
+	run := Job{JID: job.JID, Fun: plan.Fun, Arg: plan.Arg, Kwarg: plan.Kwarg,
+		Pillar: func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Pillar, nil },
+		Data:   func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Data, nil }}
+	r := e.runThin(ctx, conn, t, run, tm)
+	if r.Out == "" {
+		r.Out = plan.Out
 	}
 	return r
 }

@@ -17,9 +17,14 @@ import (
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/sshexec/sshconn"
+	"github.com/brinesalt/brine/sshexec/wrapper"
 	"github.com/brinesalt/brine/state/jinja"
+	"github.com/brinesalt/brine/state/modules"
+	_ "github.com/brinesalt/brine/state/modules/all" // functions templates may call
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/state/states"
+	_ "github.com/brinesalt/brine/state/states/all"
 )
 
 // app is one salt-ssh invocation, wired from config, roster and flags.
@@ -163,7 +168,32 @@ func (a *app) buildJob() error {
 	}
 	a.job.Fun = a.o.fun
 	a.job.Arg, a.job.Kwarg = saltyaml.ParseInput(a.o.args)
+	if wrapper.IsState(a.job.Fun) {
+		a.job.Plan = a.stateWrapper().Plan(a.job.Fun, a.job.Arg, a.job.Kwarg)
+		a.job.RefreshGrains = a.o.refresh
+	}
 	return nil
+}
+
+// stateWrapper renders states on the controller from the master's
+// file_roots and pillar_roots (Salt's defaults when unset).
+func (a *app) stateWrapper() *wrapper.States {
+	opts := a.cfg.Raw.Copy()
+	for key, roots := range map[string]map[string][]string{"file_roots": a.cfg.FileRoots, "pillar_roots": a.cfg.PillarRoots} {
+		if opts.Has(key) {
+			continue // as written, in the config's saltenv order
+		}
+		m := ordered.New()
+		for env, dirs := range roots {
+			l := make([]any, len(dirs))
+			for i, d := range dirs {
+				l[i] = d
+			}
+			m.Set(env, l)
+		}
+		opts.Set(key, m)
+	}
+	return &wrapper.States{Opts: opts, States: states.Default, Funcs: modules.Default, Log: a.log}
 }
 
 func (a *app) buildExecutor() error {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	_ "github.com/brinesalt/brine/state/modules/all"
+	_ "github.com/brinesalt/brine/state/states/all"
 	"github.com/brinesalt/brine/thin"
 )
 

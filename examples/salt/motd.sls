@@ -1,5 +1,5 @@
 motd:
   file.managed:
-    - name: /etc/motd.brine
+    - name: /var/tmp/brine-motd
     - contents: |
         Managed by Brine on {{ grains['id'] }} ({{ grains['os'] }} {{ grains['osrelease'] }})

@@ -1,5 +1,5 @@
 base:
   '*':
     - motd
-  'web*':
+  'host[12]':
     - web

@@ -21,8 +21,10 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/saltutil"
 	_ "github.com/brinesalt/brine/state/modules/service"
 	_ "github.com/brinesalt/brine/state/modules/status"
+	_ "github.com/brinesalt/brine/state/modules/state"
 	_ "github.com/brinesalt/brine/state/modules/sys"
 	_ "github.com/brinesalt/brine/state/modules/test"
 	_ "github.com/brinesalt/brine/state/modules/timezone"
 	_ "github.com/brinesalt/brine/state/modules/user"
+	_ "github.com/brinesalt/brine/state/pillar/module"
 )

@@ -31,6 +31,7 @@ type job struct {
 	failhard bool
 	states   *states.Registry
 	log      *slog.Logger
+	plan     *PlanResult
 }
 
 func optsStrings(v any) []string {
@@ -67,7 +68,7 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 		opts = ordered.New()
 	}
 	fr, order := roots(opts, "file_roots")
-	j := &job{env: env, files: fileclient.New(fr, order), states: m.states, log: env.Log}
+	j := &job{env: env, files: fileclient.New(fr, order), states: m.states, log: env.Log, plan: m.plan}
 	if j.log == nil {
 		j.log = slog.New(slog.DiscardHandler)
 	}

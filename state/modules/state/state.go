@@ -24,7 +24,12 @@ const (
 	exPillarFailure = 5
 )
 
-type module struct{ states *states.Registry }
+type module struct {
+	states *states.Registry
+	// plan, when set, makes state runs stop after compiling and record
+	// what they would run (see Plan).
+	plan *PlanResult
+}
 
 func init() { Register(modules.Default, states.Default) }
 
@@ -33,8 +38,9 @@ func opt(name string, def any) modules.Param {
 }
 
 // Register adds the state functions to r, running states from st.
-func Register(r *modules.Registry, st *states.Registry) {
-	m := &module{states: st}
+func Register(r *modules.Registry, st *states.Registry) { register(r, &module{states: st}) }
+
+func register(r *modules.Registry, m *module) {
 	kw := func(params ...modules.Param) modules.Spec { return modules.Spec{Params: params, VarKw: true} }
 	for _, f := range []modules.Function{
 		{Name: "state.apply", Spec: kw(opt("mods", nil)), Fn: m.apply},
@@ -53,6 +59,10 @@ func Register(r *modules.Registry, st *states.Registry) {
 		{Name: "state.sls_exists", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.slsExists},
 	} {
 		f.Doc = "Salt's " + f.Name
+		f.Outputter = "highstate"
+		if strings.HasPrefix(f.Name, "state.show_") || f.Name == "state.sls_exists" {
+			f.Outputter = "" // data, printed with the caller's outputter
+		}
 		r.Register(f)
 	}
 }
@@ -260,6 +270,10 @@ func (m *module) runSLS(ctx context.Context, env *modules.Env, mods, test, exclu
 
 // callHigh runs high data and sets the retcode.
 func (j *job) callHigh(ctx context.Context, high *ordered.Map) (any, error) {
+	if j.plan != nil {
+		j.plan.High, j.plan.Pillar, j.plan.Test = high, j.pillar, j.test
+		return nil, errPlanned
+	}
 	res, errs, err := j.runner().CallHigh(ctx, high)
 	if err != nil {
 		return nil, err

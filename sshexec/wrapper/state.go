@@ -1,0 +1,211 @@
+// Package wrapper holds the controller side of functions that salt-ssh
+// does not simply run on a host, after salt/client/ssh/wrapper: the state
+// functions render SLS files on the controller, with the host's grains
+// and the pillar compiled for that host alone, and send the host only the
+// rendered high data, its pillar and the salt:// files the states use.
+package wrapper
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/fileclient"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/states"
+)
+
+// IsState reports whether fun is a state function salt-ssh plans on the
+// controller.
+func IsState(fun string) bool {
+	switch fun {
+	case "state.apply", "state.sls", "state.highstate", "state.test",
+		"state.show_sls", "state.show_low_sls", "state.show_highstate", "state.show_lowstate",
+		"state.show_top", "state.sls_exists":
+		return true
+	}
+	return false
+}
+
+// localModules run on the controller with the host's grains and pillar,
+// as Salt's wrapper modules of the same names do; any other function a
+// template calls runs on the host.
+var localModules = map[string]bool{"grains": true, "pillar": true, "config": true, "match": true, "test": true}
+
+// States plans state functions for salt-ssh.
+type States struct {
+	// Opts are the master's options: file_roots and pillar_roots above all.
+	Opts   *ordered.Map
+	States *states.Registry
+	Funcs  *modules.Registry // the functions known locally; modules.Default
+	Log    *slog.Logger
+}
+
+// Plan returns the executor's planner for one call of fun.
+func (s *States) Plan(fun string, args []any, kwargs *ordered.Map) func(context.Context, *sshexec.Host) (*sshexec.Plan, error) {
+	return func(ctx context.Context, h *sshexec.Host) (*sshexec.Plan, error) {
+		grains, err := h.Grains(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("learn the grains of %s: %w", h.Target.ID, err)
+		}
+		env := s.env(h, grains)
+		pr, err := state.Plan(ctx, env, s.States, fun, args, kwargs)
+		if err != nil {
+			return &sshexec.Plan{Done: true, Return: err.Error(), Retcode: 1}, nil
+		}
+		out := "highstate"
+		if strings.HasPrefix(fun, "state.show_") || fun == "state.sls_exists" {
+			out = ""
+		}
+		if pr.HasDone {
+			rc, _ := env.Context["retcode"].(int)
+			return &sshexec.Plan{Done: true, Return: pr.Done, Retcode: rc, Out: out}, nil
+		}
+		files, err := s.files(ctx, pr.High)
+		if err != nil {
+			return nil, err
+		}
+		return &sshexec.Plan{
+			Fun: "state.high", Arg: []any{pr.High}, Kwarg: ordered.FromPairs("test", pr.Test),
+			Pillar: pr.Pillar, Data: ordered.FromPairs("files", files), Out: out,
+		}, nil
+	}
+}
+
+// env is the host as the compiler sees it: its grains, the master's
+// roots, its id, and functions split between the controller and the host.
+func (s *States) env(h *sshexec.Host, grains *ordered.Map) *modules.Env {
+	opts := s.Opts.Copy()
+	h.Target.MinionOpts.Range(func(k, v any) bool { opts.Set(k, v); return true })
+	opts.Set("id", h.Target.ID)
+	env := &modules.Env{Grains: grains, Opts: opts, Log: s.Log, Context: map[string]any{}}
+	env.Registry = s.registry(env, h)
+	return env
+}
+
+// registry offers templates every function: local ones as they are,
+// the rest forwarded to the host, arguments untouched.
+func (s *States) registry(env *modules.Env, h *sshexec.Host) *modules.Registry {
+	r := modules.NewRegistry()
+	for _, name := range s.Funcs.Names(env) {
+		mod, _, _ := strings.Cut(name, ".")
+		if localModules[mod] {
+			if f, err := s.Funcs.Lookup(env, name); err == nil {
+				r.Register(*f)
+			}
+			continue
+		}
+		fun := name
+		r.Register(modules.Function{Name: fun, Spec: modules.Spec{VarArgs: true, VarKw: true},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				ret, rc, err := h.Call(ctx, fun, c.VarArgs, c.Kwargs)
+				if err != nil {
+					return nil, err
+				}
+				if rc != 0 {
+					return nil, modules.Errorf("%s failed on %s: %v", fun, h.Target.ID, ret)
+				}
+				return ret, nil
+			}})
+	}
+	return r
+}
+
+// files collects the salt:// files the high data refers to (Salt's
+// lowstate_file_refs), whole directories included, keyed by saltenv and
+// path as the thin binary's file client reads them.
+func (s *States) files(ctx context.Context, high *ordered.Map) (*ordered.Map, error) {
+	roots, order := fileRoots(s.Opts)
+	fc := fileclient.New(roots, order)
+	refs := map[string]map[string]bool{}
+	walkRefs(high, "base", refs)
+	out := ordered.New()
+	envs := make([]string, 0, len(refs))
+	for e := range refs {
+		envs = append(envs, e)
+	}
+	sort.Strings(envs)
+	for _, saltenv := range envs {
+		files := ordered.New()
+		list := fc.FileList(saltenv)
+		for ref := range refs[saltenv] {
+			rel := strings.Trim(path.Clean("/"+ref), "/")
+			for _, f := range list {
+				if f != rel && !strings.HasPrefix(f, rel+"/") {
+					continue
+				}
+				b, ok, err := fc.ReadFile(ctx, f, saltenv)
+				if err != nil {
+					return nil, fmt.Errorf("read salt://%s: %w", f, err)
+				}
+				if ok {
+					files.Set(f, shipped(b))
+				}
+			}
+		}
+		out.Set(saltenv, files)
+	}
+	return out, nil
+}
+
+// shipped encodes file content for the job: text as is, bytes in base64.
+func shipped(b []byte) any {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return ordered.FromPairs("base64", base64.StdEncoding.EncodeToString(b))
+}
+
+// walkRefs records every salt:// string in v, with the saltenv of the
+// state that holds it (__env__), or of the URL's ?saltenv=.
+func walkRefs(v any, saltenv string, refs map[string]map[string]bool) {
+	switch x := v.(type) {
+	case string:
+		if !strings.HasPrefix(x, "salt://") {
+			return
+		}
+		rel, env := fileclient.ParseURL(x)
+		if env == "" {
+			env = saltenv
+		}
+		if refs[env] == nil {
+			refs[env] = map[string]bool{}
+		}
+		refs[env][rel] = true
+	case []any:
+		for _, e := range x {
+			walkRefs(e, saltenv, refs)
+		}
+	case *ordered.Map:
+		if e, ok := x.Value("__env__").(string); ok && e != "" {
+			saltenv = e
+		}
+		x.Range(func(_, v any) bool { walkRefs(v, saltenv, refs); return true })
+	}
+}
+
+func fileRoots(opts *ordered.Map) (map[string][]string, []string) {
+	m := map[string][]string{}
+	var order []string
+	if r, ok := opts.Value("file_roots").(*ordered.Map); ok {
+		r.Range(func(k, v any) bool {
+			env := ordered.KeyString(k)
+			order = append(order, env)
+			if l, ok := v.([]any); ok {
+				for _, d := range l {
+					m[env] = append(m[env], ordered.KeyString(d))
+				}
+			}
+			return true
+		})
+	}
+	return m, order
+}
