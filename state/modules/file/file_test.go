@@ -552,3 +552,23 @@ func TestBackups(t *testing.T) {
 		t.Errorf("delete_backup missing id = %v", res)
 	}
 }
+
+func TestManageFileFunction(t *testing.T) {
+	r := modules.NewRegistry()
+	Register(r)
+	env := &modules.Env{Registry: r, Opts: ordered.New()}
+	dir := t.TempDir()
+	sfn, p := filepath.Join(dir, "cached"), filepath.Join(dir, "out")
+	writeFile(t, sfn, "from cache\n")
+	got, err := env.Run(context.Background(), "file.manage_file",
+		[]any{p, sfn, ordered.New(), "salt://x", ordered.New(), nil, nil, "0640", nil, "base", ""}, ordered.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"name":"` + p + `","changes":{"diff":"New file","mode":"0640"},"result":true,"comment":"File ` + p + ` updated"}`; jsonOf(t, got.(*ordered.Map)) != want {
+		t.Errorf("manage_file = %s", jsonOf(t, got.(*ordered.Map)))
+	}
+	if readFile(t, p) != "from cache\n" {
+		t.Errorf("content = %q", readFile(t, p))
+	}
+}
