@@ -1,10 +1,20 @@
 // Package file is Salt's `file` execution module (salt/modules/file.py)
 // for POSIX hosts: stats and ownership, reading and writing, regular
-// expression edits (replace, search, line) and the managed-file
-// machinery (source_list, get_managed, manage_file, check_perms) that
-// the file state module drives.
+// expression edits (replace, search, line, blockreplace, comment_line,
+// sed), minion backups, and the managed-file machinery (source_list,
+// get_source_sum, manage_file, check_perms, check_file_meta) that the
+// file state module drives.
 //
 // Return shapes, argument names and error texts follow Salt 3006. The
 // helpers the state module shares are exported: NormalizeMode, Stats,
-// CheckPerms, Diff, ManageFile and friends.
+// CheckPerms, Diff and UnifiedDiff (CPython difflib's output, built on
+// go-difflib's SequenceMatcher), ManageFile, Replace, Line, BlockReplace
+// and friends.
+//
+// Python regular expressions are translated for RE2 (CompilePy) and
+// re.sub templates are expanded by ParseRepl and Subn: \1, \g<name>,
+// \g<0> and the usual escapes work; look-around and backreferences in
+// patterns are rejected, and without MULTILINE a `$` does not match
+// before a final newline as Python's does (file.line compensates by also
+// trying each line without its newline).
 package file
