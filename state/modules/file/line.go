@@ -222,7 +222,9 @@ func setLine(lines []string, o LineOpts, mode string) ([]string, error) {
 }
 
 func insertLine(lines []string, o LineOpts, content string, before, after []string) ([]string, error) {
-	if o.Before == nil && o.After == nil && o.Location == nil {
+	// before and after are nil (None) here also when the file is empty,
+	// as _regex_to_static returns None for no lines.
+	if before == nil && after == nil && o.Location == nil {
 		return nil, modules.Errorf("On insert either \"location\" or \"before/after\" conditions are required.")
 	}
 	if o.Location != nil && *o.Location != "" {
