@@ -22,14 +22,14 @@ import (
 
 // Spec is one command to run.
 type Spec struct {
-	Cmd     string
-	Shell   string // default /bin/sh
-	Cwd     string // default: the home of RunAs, or of the current user
-	RunAs   string
-	Env     any // a mapping or a list of one-key mappings, merged over os.Environ
+	Cmd   string
+	Shell string // default /bin/sh
+	Cwd   string // default: the home of RunAs, or of the current user
+	RunAs string
+	Env   any // a mapping or a list of one-key mappings, merged over os.Environ
 	// PrependPath is put in front of PATH (cmdmod's prepend_path).
 	PrependPath string
-	Timeout time.Duration
+	Timeout     time.Duration
 	// SuccessRetcodes are exit codes reported as 0.
 	SuccessRetcodes []int
 	// SuccessStdout and SuccessStderr report 0 when stdout or stderr
