@@ -93,3 +93,25 @@ func TestLineAgainstSalt(t *testing.T) {
 		t.Errorf("%d/%d cases differ from Salt", bad, len(cases))
 	}
 }
+
+// TestUnifiedDiffAgainstCPython replays difflib.unified_diff results from
+// CPython 3.11 (testdata/difflib_cpython.json), long inputs included so
+// that the autojunk heuristic is exercised.
+func TestUnifiedDiffAgainstCPython(t *testing.T) {
+	b, err := os.ReadFile("testdata/difflib_cpython.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		A, B []string
+		D    string
+	}
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		if got := strings.Join(UnifiedDiff(c.A, c.B, "\n"), ""); got != c.D {
+			t.Errorf("case %d: a %q b %q\nwant %q\ngot  %q", i, c.A, c.B, c.D, got)
+		}
+	}
+}
