@@ -4,6 +4,8 @@ go 1.26.8
 
 require github.com/google/go-cmp v0.7.0
 
+require github.com/klauspost/compress v1.20.4 // indirect
+
 require (
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/go-zeromq/zmq4 v0.17.0

@@ -32,7 +32,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # A package counts as present when dpkg says it is installed.
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 passwd)
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 passwd zstd gzip)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi

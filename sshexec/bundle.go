@@ -8,12 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/brinesalt/brine/internal/version"
 )
@@ -29,16 +30,16 @@ type Bundle struct {
 	sums     map[string]string // goarch → sha256 hex
 	cacheDir string            // where compressed copies are kept
 
-	mu  sync.Mutex
-	gzs map[string]*sync.Once
-	gze map[string]error
+	mu   sync.Mutex
+	once map[string]*sync.Once // per arch and codec
+	errs map[string]error
 }
 
 // ErrNoThin means no thin binary exists for a target's architecture.
 var ErrNoThin = errors.New("no thin binary")
 
 // OpenBundle finds salt-thin-linux-* binaries in dir. cacheDir (Salt's
-// cachedir/thin) holds their hashes and gzip copies between runs, so a
+// cachedir/thin) holds their hashes and compressed copies between runs, so a
 // warm run reads no binary at all.
 func OpenBundle(dir, cacheDir string) (*Bundle, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "salt-thin-linux-*"))
@@ -46,7 +47,7 @@ func OpenBundle(dir, cacheDir string) (*Bundle, error) {
 		return nil, fmt.Errorf("find thin binaries: %w", err)
 	}
 	b := &Bundle{binaries: map[string]string{}, sums: map[string]string{}, cacheDir: cacheDir,
-		gzs: map[string]*sync.Once{}, gze: map[string]error{}}
+		once: map[string]*sync.Once{}, errs: map[string]error{}}
 	for _, p := range paths {
 		arch := strings.TrimPrefix(filepath.Base(p), "salt-thin-linux-")
 		if strings.Contains(arch, ".") {
@@ -119,60 +120,97 @@ func Arch(kernel, machine string) (string, error) {
 	return "", fmt.Errorf("%w for machine %q", ErrNoThin, machine)
 }
 
-// Payload returns the file to send for arch and its sha256 (of the
-// uncompressed binary). With gzipped, the file is a gzip copy made once
-// and kept in the cache directory.
-func (b *Bundle) Payload(arch string, gzipped bool) (path, sum string, err error) {
+// Codec is how the thin binary travels: compressed with a tool the host
+// has, or raw. zstd is preferred (smaller, and three times faster to
+// unpack than gzip, which matters when a hundred hosts unpack at once);
+// gzip is nearly everywhere; raw needs nothing at all.
+type Codec string
+
+// The codecs, in order of preference.
+const (
+	CodecZstd Codec = "zstd"
+	CodecGzip Codec = "gzip"
+	CodecRaw  Codec = ""
+)
+
+// unpack is the host command that decodes a file of this codec to stdout;
+// both formats carry a checksum, so a damaged upload fails here.
+func (c Codec) unpack() string {
+	switch c {
+	case CodecZstd:
+		return "zstd -dcq"
+	case CodecGzip:
+		return "gzip -dc"
+	}
+	return ""
+}
+
+// Payload returns the file to send for arch with codec and the sha256 of
+// the uncompressed binary. Compressed copies are made once per build and
+// kept in the cache directory.
+func (b *Bundle) Payload(arch string, codec Codec) (path, sum string, err error) {
 	p, ok := b.binaries[arch]
 	if !ok {
 		return "", "", fmt.Errorf("%w for linux/%s (build it with make thin)", ErrNoThin, arch)
 	}
 	sum = b.sums[arch]
-	if !gzipped {
+	if codec == CodecRaw {
 		return p, sum, nil
 	}
-	gz := filepath.Join(b.cacheDir, sum+".gz")
+	out := filepath.Join(b.cacheDir, sum+"."+string(codec))
+	key := arch + "/" + string(codec)
 	b.mu.Lock()
-	once := b.gzs[arch]
+	once := b.once[key]
 	if once == nil {
 		once = &sync.Once{}
-		b.gzs[arch] = once
+		b.once[key] = once
 	}
 	b.mu.Unlock()
 	once.Do(func() {
-		if _, err := os.Stat(gz); err == nil {
+		if _, err := os.Stat(out); err == nil {
 			return
 		}
-		err := writeGzip(p, gz)
+		err := compressFile(p, out, codec)
 		b.mu.Lock()
-		b.gze[arch] = err
+		b.errs[key] = err
 		b.mu.Unlock()
 	})
 	b.mu.Lock()
-	err = b.gze[arch]
+	err = b.errs[key]
 	b.mu.Unlock()
-	return gz, sum, err
+	return out, sum, err
 }
 
-// writeGzip compresses src into dst through a temporary file, so a
-// crash never leaves a half-written copy under the final name.
-func writeGzip(src, dst string) error {
-	in, err := os.Open(src)
+// compressFile writes src compressed into dst through a temporary file,
+// so a crash never leaves a half-written copy under the final name.
+func compressFile(src, dst string, codec Codec) error {
+	data, err := os.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("open thin binary: %w", err)
+		return fmt.Errorf("read thin binary: %w", err)
 	}
-	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".thin-*.gz")
+	var buf bytes.Buffer
+	switch codec {
+	case CodecZstd:
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(true))
+		if err != nil {
+			return fmt.Errorf("compress thin binary: %w", err)
+		}
+		buf.Write(enc.EncodeAll(data, nil))
+	case CodecGzip:
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write(data)
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("compress thin binary: %w", err)
+		}
+	default:
+		return fmt.Errorf("compress thin binary: unknown codec %q", codec)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".thin-*")
 	if err != nil {
 		return fmt.Errorf("compress thin binary: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	zw, _ := gzip.NewWriterLevel(tmp, gzip.BestCompression)
-	if _, err := io.Copy(zw, in); err != nil {
-		tmp.Close()
-		return fmt.Errorf("compress thin binary: %w", err)
-	}
-	if err := zw.Close(); err != nil {
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
 		tmp.Close()
 		return fmt.Errorf("compress thin binary: %w", err)
 	}

@@ -319,8 +319,14 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	if err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
-	gz := len(fields) > 2 && fields[2] == "gzip"
-	path, sum, err := e.opts.Bundle.Payload(arch, gz)
+	codec := CodecRaw
+	if len(fields) > 2 {
+		switch Codec(fields[2]) {
+		case CodecZstd, CodecGzip:
+			codec = Codec(fields[2])
+		}
+	}
+	path, sum, err := e.opts.Bundle.Payload(arch, codec)
 	if err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
@@ -333,7 +339,7 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, 0o600); err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
-	return p.installScript(upload, gz, sum), nil
+	return p.installScript(upload, codec, sum), nil
 }
 
 func (e *Executor) scriptParams(t *roster.Target) scriptParams {

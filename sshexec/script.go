@@ -88,7 +88,7 @@ func (p scriptParams) invoke(b *strings.Builder) {
 
 // probeScript runs the thin binary when this version is present, and
 // otherwise creates thin_dir and reports what to send: the kernel, the
-// machine and whether gzip can unpack a compressed upload.
+// machine and the best decompressor it has (zstd, gzip or none).
 func (p scriptParams) probeScript() string {
 	var b strings.Builder
 	p.prelude(&b)
@@ -98,27 +98,28 @@ func (p scriptParams) probeScript() string {
 		b.WriteString("fi\n")
 	}
 	fmt.Fprintf(&b, "umask 077; mkdir -p \"$T\" && chmod 700 \"$T\" || exit %d\n", exitCantCreate)
-	fmt.Fprintf(&b, "Z=; command -v gzip >/dev/null 2>&1 && Z=gzip\n")
+	fmt.Fprintf(&b, "Z=; if command -v zstd >/dev/null 2>&1; then Z=zstd; elif command -v gzip >/dev/null 2>&1; then Z=gzip; fi\n")
 	fmt.Fprintf(&b, "echo \"%s $(uname -s) $(uname -m) $Z\"; exit %d\n", deployMarker, exitThinDeploy)
 	return b.String()
 }
 
-// installScript turns an uploaded file (gzip-compressed or raw) into the
-// thin binary, verifying its sha256 where the host can compute one, then
-// runs the job. Work files carry the shell's pid so that concurrent runs
-// against one host never share a half-written file; the final name only
-// ever appears by rename.
-func (p scriptParams) installScript(upload string, gzipped bool, sha string) string {
+// installScript turns an uploaded file (compressed or raw) into the thin
+// binary and runs the job. The codec's own checksum catches a damaged
+// upload; the new binary then checks its sha256 itself before it is
+// renamed into place (no sha256sum needed on the host). Work files carry
+// the shell's pid so that concurrent runs against one host never share a
+// half-written file; the final name only ever appears by rename.
+func (p scriptParams) installScript(upload string, codec Codec, sha string) string {
 	var b strings.Builder
 	p.prelude(&b)
-	fmt.Fprintf(&b, "U=\"$T\"/%s; W=\"$B.tmp.$$\"; S=%s\n", shellQuote(upload), shellQuote(sha))
-	if gzipped {
-		fmt.Fprintf(&b, "gzip -dc \"$U\" > \"$W\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }; rm -f \"$U\"\n", exitThinChecksum)
+	fmt.Fprintf(&b, "U=\"$T\"/%s; W=\"$B.tmp.$$\"\n", shellQuote(upload))
+	if unpack := codec.unpack(); unpack != "" {
+		fmt.Fprintf(&b, "%s \"$U\" > \"$W\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }; rm -f \"$U\"\n", unpack, exitThinChecksum)
 	} else {
-		b.WriteString("mv -f \"$U\" \"$W\" || exit 73\n")
+		fmt.Fprintf(&b, "mv -f \"$U\" \"$W\" || exit %d\n", exitCantCreate)
 	}
-	fmt.Fprintf(&b, "if command -v sha256sum >/dev/null 2>&1; then set -- $(sha256sum \"$W\"); if [ \"$1\" != \"$S\" ]; then rm -f \"$W\"; echo 'thin checksum mismatched' >&2; exit %d; fi; fi\n", exitThinChecksum)
-	fmt.Fprintf(&b, "chmod 700 \"$W\" && mv -f \"$W\" \"$B\" || exit %d\n", exitCantCreate)
+	fmt.Fprintf(&b, "chmod 700 \"$W\" && \"$W\" verify %s || { rm -f \"$W\"; echo 'thin checksum mismatched' >&2; exit %d; }\n", shellQuote(sha), exitThinChecksum)
+	fmt.Fprintf(&b, "mv -f \"$W\" \"$B\" || exit %d\n", exitCantCreate)
 	// Drop binaries of other versions; temporaries (with a dot) belong to
 	// runs still in flight.
 	b.WriteString("for f in \"$T\"/salt-thin-*; do n=${f##*/}; case $n in \"${B##*/}\"|*.*) ;; *) rm -f \"$f\";; esac; done\n")
