@@ -228,6 +228,9 @@ func (m *Master) Stop() {
 	m.wg.Wait()
 }
 
+// Subscribers is the number of connected publish subscribers.
+func (m *Master) Subscribers() int { return m.pubSock.Subscribers() }
+
 // PublishAddr and RetAddr are the bound socket addresses.
 func (m *Master) PublishAddr() net.Addr { return m.pubSock.Addr() }
 

@@ -181,6 +181,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (m *Minion) Run(ctx context.Context) error {
 	defer m.req.Close()
 	if _, err := m.authenticate(ctx, 0); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	if err := m.loadGrains(ctx); err != nil {
