@@ -30,8 +30,8 @@ import (
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
-	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/modules/test"
+	"github.com/brinesalt/brine/state/ordered"
 )
 
 func main() {
