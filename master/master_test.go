@@ -1,0 +1,185 @@
+package master
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/pki"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/transport"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+func startMaster(t *testing.T) (*Master, context.Context) {
+	t.Helper()
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.Interface, o.PublishPort, o.RetPort = "127.0.0.1", 0, 0
+	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
+	o.FileRoots = map[string][]string{"base": {dir + "/srv"}}
+	o.PillarRoots = map[string][]string{"base": {dir + "/pillar"}}
+	o.Auth.AutoAccept = true
+	o.MaxMessage = 1 << 20
+	m, err := New(o, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Stop(); cancel() })
+	return m, ctx
+}
+
+// signIn authenticates a minion with id over the request socket and
+// returns its key and session Crypticle.
+func signIn(t *testing.T, ctx context.Context, req *transport.Req, id string) (*pki.Minion, *crypt.Crypticle) {
+	t.Helper()
+	mp := pki.NewMinion(filepath.Join(t.TempDir(), id))
+	key, err := mp.Key(2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := mp.AuthRequest(id, "00112233445566778899aabbccddeeff", []byte(crypt.GenerateKeyString()), crypt.OAEPSHA1, crypt.PKCS1v15SHA1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, _ := protocol.Marshal(&protocol.Request{Enc: protocol.EncClear, Load: a, Version: protocol.RequestVersion})
+	raw, err := req.Do(ctx, frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := protocol.Unmarshal(raw)
+	sc, _, err := protocol.DecodeSignedClear(v)
+	if err != nil {
+		t.Fatalf("auth reply %v: %v", v, err)
+	}
+	body, _ := protocol.Unmarshal(sc.Load)
+	reply, err := protocol.ParseAuthReply(body.(*ordered.Map))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, _ := crypt.ParsePublicKey([]byte(reply.PubKey))
+	keys, err := crypt.OpenAuthReply(key, mk, reply, nil, crypt.OAEPSHA1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := crypt.NewCrypticle(keys.Session)
+	return mp, sess
+}
+
+// TestHostileFrames checks that garbage, truncated, replayed and
+// oversized requests are refused and the master keeps serving.
+func TestHostileFrames(t *testing.T) {
+	m, ctx := startMaster(t)
+	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	defer req.Close()
+	mp, sess := signIn(t, ctx, req, "m1")
+	key, _ := mp.Key(2048)
+
+	jid, _, err := m.Publish(PublishRequest{Tgt: "m1", Fun: "test.ping"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret := (&protocol.Return{ID: "m1", Success: true, Return: true, JID: jid, Fun: "test.ping"}).SaltMap()
+	const nonce = "fedcba9876543210fedcba9876543210"
+	rq, _ := crypt.PackageRequest(sess, key, "m1", ret, nonce, time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
+	good, _ := protocol.Marshal(rq)
+
+	isBadLoad := func(raw []byte) bool {
+		v, err := protocol.Unmarshal(raw)
+		return err == nil && v == "bad load"
+	}
+	for name, frame := range map[string][]byte{
+		"garbage":   []byte("\xc1\xc1 not msgpack"),
+		"truncated": good[:len(good)/2],
+		"not a map": []byte("\x93\x01\x02\x03"),
+		"wrong id":  mustPack(ordered.FromPairs("enc", "aes", "load", []byte("xx"), "version", 3, "id", "../etc")),
+	} {
+		raw, err := req.Do(ctx, frame)
+		if err != nil || !isBadLoad(raw) {
+			t.Errorf("%s: reply %q, %v", name, raw, err)
+		}
+	}
+	raw, err := req.Do(ctx, good)
+	if err != nil || isBadLoad(raw) {
+		t.Fatalf("good return refused: %q %v", raw, err)
+	}
+	if v, err := sess.Loads(mustBytes(t, raw), nonce); err != nil || v != true {
+		t.Fatalf("reply = %v, %v", v, err)
+	}
+	raw, err = req.Do(ctx, good)
+	if err != nil || !isBadLoad(raw) {
+		t.Fatalf("replayed frame: %q %v", raw, err)
+	}
+	// The same return under a new nonce is a duplicate for the job cache.
+	rq2, _ := crypt.PackageRequest(sess, key, "m1", ret, "0123456789abcdef0123456789abcdef", time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
+	second, _ := protocol.Marshal(rq2)
+	raw, _ = req.Do(ctx, second)
+	if v, err := sess.Loads(mustBytes(t, raw), "0123456789abcdef0123456789abcdef"); err != nil || v != false {
+		t.Fatalf("duplicate return: %v, %v", v, err)
+	}
+	if _, err := req.Do(ctx, make([]byte, 2<<20)); err == nil {
+		t.Fatal("oversized request answered")
+	}
+	if got := m.lookupJID(jid); got.Value("m1") != true {
+		t.Fatalf("lookup_jid = %v", got)
+	}
+	// Still serving after all that.
+	raw, err = req.Do(ctx, []byte("x"))
+	if err != nil || !isBadLoad(raw) {
+		t.Fatalf("after refusals: %q %v", raw, err)
+	}
+}
+
+func mustBytes(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	v, err := protocol.Unmarshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := protocol.AsBytes(v)
+	if !ok {
+		t.Fatalf("reply is %T %v", v, v)
+	}
+	return b
+}
+
+// TestCheckMinions checks the expected-minion lists for id and grain
+// targets, greedy for minions without cached grains.
+func TestCheckMinions(t *testing.T) {
+	m, _ := startMaster(t)
+	for _, id := range []string{"web1", "web2", "db1"} {
+		mp := pki.NewMinion(filepath.Join(t.TempDir(), id))
+		if _, err := mp.Key(2048); err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := mp.PubString()
+		if _, err := m.pki.Authorize(id, pub, nil, m.o.Auth); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.storeData("web1", minionData{Grains: ordered.FromPairs("role", "web"), Pillar: ordered.New()})
+	m.storeData("db1", minionData{Grains: ordered.FromPairs("role", "db"), Pillar: ordered.New()})
+	for _, tc := range []struct {
+		tgt  any
+		kind string
+		want string
+	}{
+		{"web*", "glob", "[web1 web2]"},
+		{[]any{"db1", "nope"}, "list", "[db1]"},
+		{"role:web", "grain", "[web1 web2]"}, // web2 has no cache: greedy
+		{"G@role:db or web1", "compound", "[db1 web1 web2]"},
+	} {
+		kind, _ := ParseKindForTest(tc.kind)
+		got, err := m.CheckMinions(tc.tgt, kind, "")
+		if err != nil || fmtList(got) != tc.want {
+			t.Errorf("%v %s: %v %v, want %s", tc.tgt, tc.kind, got, err, tc.want)
+		}
+	}
+}
