@@ -1,0 +1,124 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pyzmq runs a Python script with pyzmq (libzmq), skipping when the
+// module is not installed (apt-get install python3-zmq).
+func pyzmq(t *testing.T, ctx context.Context, script string) *exec.Cmd {
+	t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import zmq").Run() == nil {
+			return exec.CommandContext(ctx, py, "-c", script)
+		}
+	}
+	t.Skip("python3-zmq not installed")
+	return nil
+}
+
+// TestLibzmqPeers has libzmq's REQ and SUB sockets, as Salt's minion
+// uses them, talk to the Router and Publisher.
+func TestLibzmqPeers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := ListenRouter(ctx, "127.0.0.1:0", RouterOptions{}, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := ListenPub("127.0.0.1:0", PubOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	script := fmt.Sprintf(`
+import zmq, sys
+c = zmq.Context()
+req = c.socket(zmq.REQ)
+req.setsockopt(zmq.IDENTITY, b"minion1")
+req.connect("tcp://%s")
+req.send(b"ping")
+print(req.recv().decode())
+sub = c.socket(zmq.SUB)
+sub.setsockopt(zmq.SUBSCRIBE, b"")
+sub.connect("tcp://%s")
+print("subscribed", flush=True)
+print(sub.recv().decode(), flush=True)
+`, r.Addr(), p.Addr())
+	cmd := pyzmq(t, ctx, script)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			got := out.String()
+			if err != nil || !strings.Contains(got, "re:ping\n") || !strings.Contains(got, "job-payload\n") {
+				t.Fatalf("pyzmq: %v\n%s", err, got)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+			p.Publish([]byte("job-payload"))
+		}
+	}
+}
+
+// TestLibzmqServers has the client side (Req, SUB) talk to libzmq's
+// ROUTER and PUB sockets.
+func TestLibzmqServers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	script := `
+import zmq, time
+c = zmq.Context()
+router = c.socket(zmq.ROUTER)
+rp = router.bind_to_random_port("tcp://127.0.0.1")
+pub = c.socket(zmq.PUB)
+pp = pub.bind_to_random_port("tcp://127.0.0.1")
+print(rp, pp, flush=True)
+ident, empty, body = router.recv_multipart()
+router.send_multipart([ident, b"", b"re:" + body])
+for i in range(200):
+    pub.send(b"pub-" + ident)
+    time.sleep(0.05)
+`
+	cmd := pyzmq(t, ctx, script)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var rp, pp int
+	if _, err := fmt.Fscan(stdout, &rp, &pp); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := Dial(ctx, fmt.Sprintf("127.0.0.1:%d", pp), TypeSUB, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if err := sub.Subscribe(nil); err != nil {
+		t.Fatal(err)
+	}
+	req := &Req{Addr: fmt.Sprintf("127.0.0.1:%d", rp), Identity: []byte("m9")}
+	defer req.Close()
+	got, err := req.Do(ctx, []byte("hello"))
+	if err != nil || string(got) != "re:hello" {
+		t.Fatalf("req: %q %v", got, err)
+	}
+	frames, _, err := sub.Recv()
+	if err != nil || len(frames) != 1 || string(frames[0]) != "pub-m9" {
+		t.Fatalf("sub: %q %v", frames, err)
+	}
+}
