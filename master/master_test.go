@@ -183,3 +183,65 @@ func TestCheckMinions(t *testing.T) {
 		}
 	}
 }
+
+// TestZMQFiltering checks the two-frame topic publications: a minion
+// subscribed to its sha1 topic and "broadcast" receives jobs for itself
+// and grain targets, not id targets for others.
+func TestZMQFiltering(t *testing.T) {
+	m, ctx := startMaster(t)
+	m.o.ZMQFiltering = true
+	for _, id := range []string{"m1", "m2"} {
+		mp := pki.NewMinion(filepath.Join(t.TempDir(), id))
+		if _, err := mp.Key(2048); err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := mp.PubString()
+		m.pki.Authorize(id, pub, nil, m.o.Auth)
+	}
+	sub, err := transport.Dial(ctx, m.PublishAddr().String(), transport.TypeSUB, []byte("m1"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	sub.Subscribe([]byte("broadcast"))
+	sub.Subscribe([]byte(transport.Topic("m1")))
+	deadline := time.Now().Add(10 * time.Second)
+	var frames [][]byte
+	got := make(chan [][]byte, 10)
+	go func() {
+		for {
+			f, _, err := sub.Recv()
+			if err != nil {
+				close(got)
+				return
+			}
+			got <- f
+		}
+	}()
+	// Subscriptions travel asynchronously: publish until one arrives.
+	for frames == nil && time.Now().Before(deadline) {
+		m.Publish(PublishRequest{Tgt: "m2", Fun: "test.ping"})
+		m.Publish(PublishRequest{Tgt: "m1", Fun: "test.ping"})
+		select {
+		case frames = <-got:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if len(frames) != 2 || string(frames[0]) != transport.Topic("m1") {
+		t.Fatalf("frames = %q", frames)
+	}
+	m.Publish(PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
+	for {
+		select {
+		case f := <-got:
+			if string(f[0]) == "broadcast" {
+				return
+			}
+			if string(f[0]) != transport.Topic("m1") {
+				t.Fatalf("received another minion's topic %q", f[0])
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no broadcast publication")
+		}
+	}
+}
