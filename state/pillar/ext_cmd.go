@@ -1,0 +1,138 @@
+package pillar
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
+)
+
+// CmdYAML is salt/pillar/cmd_yaml.py: `- cmd_yaml: <command>` runs the
+// command through the shell on the compiling machine, with %s replaced
+// by the minion id, and loads its standard output as YAML. A command or
+// parse failure is logged and adds nothing, as in Salt.
+var CmdYAML = ExtPillar{Name: "cmd_yaml", Params: []string{"command"}, Fn: cmdYAML}
+
+// CmdJSON is salt/pillar/cmd_json.py: `- cmd_json: <command>` runs the
+// command without a shell (split as shlex does), with %s replaced by the
+// minion id, and loads its output, standard error included (cmd.run's
+// redirect_stderr), as JSON. Failures are logged and add nothing.
+var CmdJSON = ExtPillar{Name: "cmd_json", Params: []string{"command"}, Fn: cmdJSON}
+
+func cmdYAML(ctx context.Context, x *ExtCall) (any, error) {
+	command := strings.ReplaceAll(x.Str("command"), "%s", x.MinionID)
+	out, err := runCommand(ctx, []string{"/bin/sh", "-c", command}, false)
+	if err == nil {
+		var v any
+		if v, err = saltyaml.Load([]byte(out), "<cmd_yaml>"); err == nil {
+			return v, nil
+		}
+	}
+	x.Log.Error(fmt.Sprintf("YAML data from '%s' failed to parse. Command output:\n%s", command, out), "err", err)
+	return ordered.New(), nil
+}
+
+func cmdJSON(ctx context.Context, x *ExtCall) (any, error) {
+	command := strings.ReplaceAll(x.Str("command"), "%s", x.MinionID)
+	argv, err := shlexSplit(command)
+	var out string
+	if err == nil && len(argv) == 0 {
+		err = fmt.Errorf("empty command")
+	}
+	if err == nil {
+		out, err = runCommand(ctx, argv, true)
+	}
+	if err == nil {
+		var v any
+		if v, err = ordered.DecodeJSON(strings.NewReader(out)); err == nil {
+			return v, nil
+		}
+	}
+	x.Log.Error(fmt.Sprintf("JSON data from %s failed to parse", command), "err", err)
+	return ordered.New(), nil
+}
+
+// runCommand runs argv in the user's home directory as cmd.run does and
+// returns its output with trailing whitespace removed. A non-zero exit is
+// not an error: Salt parses whatever was printed.
+func runCommand(ctx context.Context, argv []string, withStderr bool) (string, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if home, err := os.UserHomeDir(); err == nil {
+		cmd.Dir = home
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if withStderr {
+		cmd.Stderr = &out
+	}
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if _, isExit := err.(*exec.ExitError); isExit && ctx.Err() == nil {
+		err = nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("run %s: %w", argv[0], err)
+	}
+	return strings.TrimRight(out.String(), " \t\r\n"), nil
+}
+
+// shlexSplit splits s as Python's shlex.split (POSIX mode): whitespace
+// separates words, quotes group, backslash escapes outside single quotes.
+func shlexSplit(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	escaped := false
+	for _, r := range s {
+		switch {
+		case escaped:
+			if quote == '"' && r != '"' && r != '\\' && r != '$' && r != '`' && r != '\n' {
+				cur.WriteRune('\\')
+			}
+			cur.WriteRune(r)
+			escaped = false
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\\':
+			escaped, inWord = true, true
+		case quote == '"':
+			if r == '"' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if escaped {
+		return nil, fmt.Errorf("No escaped character")
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("No closing quotation")
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
