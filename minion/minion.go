@@ -72,6 +72,10 @@ type Minion struct {
 
 	req *transport.Req
 
+	tokOnce sync.Once
+	tok     []byte
+	tokErr  error
+
 	grains *ordered.Map
 	pillar *ordered.Map
 	dataMu sync.RWMutex

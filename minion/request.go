@@ -45,7 +45,7 @@ func (m *Minion) request(ctx context.Context, load *ordered.Map, private bool) (
 
 func (m *Minion) requestOnce(ctx context.Context, st *authState, load *ordered.Map, private bool) (any, error) {
 	nonce := newNonce()
-	req, err := crypt.PackageRequest(st.session, m.key, m.id, load, nonce, time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
+	req, err := m.packageRequest(st.session, load, nonce)
 	if err != nil {
 		return nil, err
 	}
@@ -78,4 +78,23 @@ func (m *Minion) requestOnce(ctx context.Context, st *authState, load *ordered.M
 		return nil, fmt.Errorf("request: reply is %T: %w", v, protocol.ErrBadLoad)
 	}
 	return st.session.Loads(enc, nonce)
+}
+
+// packageRequest is crypt.PackageRequest with the request token computed
+// once: "tok" is the X9.31 signature of b"salt", deterministic for a
+// key, so signing it for every request only burns an RSA private-key
+// operation per return.
+func (m *Minion) packageRequest(session *crypt.Crypticle, load *ordered.Map, nonce string) (*protocol.Request, error) {
+	m.tokOnce.Do(func() { m.tok, m.tokErr = crypt.RequestToken(m.key) })
+	if m.tokErr != nil {
+		return nil, fmt.Errorf("package request: %w", m.tokErr)
+	}
+	stamped := load.Copy()
+	protocol.Stamp{Nonce: nonce, TS: time.Now().Unix(), Tok: m.tok, ID: m.id}.Apply(stamped)
+	enc, err := session.Dumps(stamped, "")
+	if err != nil {
+		return nil, fmt.Errorf("package request: %w", err)
+	}
+	return &protocol.Request{Enc: protocol.EncAES, Load: enc, Version: protocol.RequestVersion,
+		ID: m.id, EncAlgo: crypt.OAEPSHA1, SigAlgo: crypt.PKCS1v15SHA1}, nil
 }

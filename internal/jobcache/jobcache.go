@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -56,7 +55,29 @@ func write(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return crypt.WriteFileAtomic(path, b, 0o600)
+	return writeAtomic(path, b)
+}
+
+// writeAtomic writes through a temporary file renamed over path, as
+// salt.utils.atomicfile does, so readers never see a partial file. Like
+// Salt it does not fsync: a job cache entry is not worth a disk flush
+// per return.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+	}
+	return werr
 }
 
 func read(path string) (any, error) {
