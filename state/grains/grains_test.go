@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,9 +175,13 @@ func TestGatherLive(t *testing.T) {
 			t.Errorf("grain %s = %#v, want %#v", k, got, want)
 		}
 	}
+	// Salt's ipv4 grain is ip_addrs(include_loopback=True): every address,
+	// loopback included, sorted as strings (10.x sorts before 127.0.0.1).
 	ipv4, _ := g.Value("ipv4").([]any)
-	if len(ipv4) == 0 || ipv4[0] != "127.0.0.1" {
-		t.Errorf("ipv4 = %v, want 127.0.0.1 first", ipv4)
+	if !slices.Contains(ipv4, any("127.0.0.1")) || !slices.IsSortedFunc(ipv4, func(a, b any) int {
+		return strings.Compare(a.(string), b.(string))
+	}) {
+		t.Errorf("ipv4 = %v, want a sorted list with 127.0.0.1", ipv4)
 	}
 	if b, err := os.ReadFile("/etc/os-release"); err == nil && strings.Contains(string(b), "ID=debian") && strings.Contains(string(b), `VERSION_ID="12"`) {
 		for k, want := range map[string]any{"os": "Debian", "os_family": "Debian", "osfinger": "Debian-12",
