@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/modules/saltutil"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/frame"
 )
@@ -21,8 +23,17 @@ import (
 type Options struct {
 	// Registry resolves function names; nil means modules.Default.
 	Registry *modules.Registry
-	// Gather returns the host's grains; nil means grains.Gather.
+	// Gather returns the host's complete grains. nil means Salt's
+	// sequence: core grains (grains.Gather), then the custom grain
+	// executables synced into <extension_modules>/grains
+	// (saltutil.LoadCustomGrains), then the grains file, then the
+	// `grains:` option.
 	Gather func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error)
+	// Jobs is where the job is registered while it runs, so that
+	// saltutil.running, find_job and kill_job see it; nil means
+	// saltutil.Jobs. A job whose JID is registered already (by the
+	// minion running it) is left to its owner.
+	Jobs *saltutil.JobRegistry
 	// Log receives log lines at the job's log_level option (default
 	// quiet, as salt-ssh runs salt-call with -l quiet).
 	Log io.Writer
@@ -37,7 +48,19 @@ func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
 	if res.JID == "" {
 		res.JID = NewJID(time.Now())
 	}
+	jobs := o.Jobs
+	if jobs == nil {
+		jobs = saltutil.Jobs
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if _, owned := jobs.Find(res.JID); !owned {
+		// salt-call's proc data names the target "salt-call".
+		done := jobs.Add(saltutil.Job{JID: res.JID, Fun: job.Fun, Arg: job.Arg, Tgt: "salt-call", Cancel: cancel})
+		defer done()
+	}
 	env := o.env(ctx, job)
+	env.Context[saltutil.ContextKey] = jobs
 	if res.ID == "" {
 		res.ID, _ = env.Opts.Value("id").(string)
 	}
@@ -63,14 +86,8 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 	if job.ID != "" {
 		opts.Set("id", job.ID)
 	}
-	gather := o.Gather
-	if gather == nil {
-		gather = grains.Gather
-	}
-	g, err := gather(ctx, grains.GatherOptions{Opts: opts})
-	if err != nil || g == nil {
-		g = ordered.FromPairs("id", opts.Value("id"))
-	}
+	log := newLogger(o.Log, opts)
+	g := o.grains(ctx, opts, log)
 	if id, _ := opts.Value("id").(string); id == "" {
 		// Salt's get_id falls back to the FQDN when no id is configured.
 		if fqdn, ok := g.Value("fqdn").(string); ok && fqdn != "" {
@@ -89,10 +106,48 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 		Opts:     opts,
 		Registry: reg,
 		Test:     modules.Truthy(opts.Value("test")) || modules.Truthy(job.Kwarg.Value("test")),
-		Log:      newLogger(o.Log, opts),
+		Log:      log,
 		Files:    newFileClient(job, opts),
 		Context:  map[string]any{},
 	}
+}
+
+// grains returns the host's grains: Options.Gather's, or Salt's
+// sequence of core grains, custom grain executables, grains file and
+// `grains:` option, each replacing top-level keys of the ones before
+// (salt/loader grains() without grains_deep_merge).
+func (o Options) grains(ctx context.Context, opts *ordered.Map, log *slog.Logger) *ordered.Map {
+	if o.Gather != nil {
+		g, err := o.Gather(ctx, grains.GatherOptions{Opts: opts})
+		if err != nil || g == nil {
+			g = ordered.FromPairs("id", opts.Value("id"))
+		}
+		return g
+	}
+	return customGrains(ctx, grains.Gather, opts, log)
+}
+
+// customGrains gathers core grains with core and applies the custom
+// ones over them in Salt's order.
+func customGrains(ctx context.Context, core func(context.Context, grains.GatherOptions) (*ordered.Map, error), opts *ordered.Map, log *slog.Logger) *ordered.Map {
+	g, err := core(ctx, grains.GatherOptions{Opts: opts, SkipCustom: true})
+	if err != nil || g == nil {
+		g = ordered.FromPairs("id", opts.Value("id"))
+	}
+	custom, err := saltutil.LoadCustomGrains(ctx, saltutil.GrainsDir(opts))
+	if err != nil {
+		log.Error("custom grains failed", "err", err)
+	}
+	grains.Overlay(g, custom)
+	if file, err := grains.LoadFile(grains.GrainsFilePath(opts)); err == nil {
+		grains.Overlay(g, file)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		log.Error("grains file", "err", err)
+	}
+	if static, ok := opts.Value("grains").(*ordered.Map); ok {
+		grains.Overlay(g, static)
+	}
+	return g
 }
 
 func newLogger(w io.Writer, opts *ordered.Map) *slog.Logger {

@@ -85,7 +85,7 @@ func TestFunctions(t *testing.T) {
 		{name: "merge type mismatch falls back to the value", fun: "pillar.get", args: []any{"app:db"},
 			kw: "default: [1]\nmerge: true", want: `{"host":"h"}`},
 		{name: "merge_nested_lists", fun: "pillar.get", args: []any{"app"},
-			kw: "default: {ports: [443]}\nmerge: true\nmerge_nested_lists: true",
+			kw:   "default: {ports: [443]}\nmerge: true\nmerge_nested_lists: true",
 			want: `{"ports":[443,80],"db":{"host":"h"},"list":["a",{"k":"v"},"c"]}`},
 		{name: "pillar_merge_lists option", fun: "pillar.get", opts: "pillar_merge_lists: true", args: []any{"app"},
 			kw:   "default: {ports: [443]}\nmerge: true",
