@@ -94,7 +94,18 @@ func (m *Master) listenLocal(ctx context.Context) error {
 }
 
 func (m *Master) serveLocal(ctx context.Context, c net.Conn) {
-	defer c.Close()
+	m.localMu.Lock()
+	if m.localConns == nil {
+		m.localConns = map[net.Conn]struct{}{}
+	}
+	m.localConns[c] = struct{}{}
+	m.localMu.Unlock()
+	defer func() {
+		m.localMu.Lock()
+		delete(m.localConns, c)
+		m.localMu.Unlock()
+		c.Close()
+	}()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	r := bufio.NewReader(c)

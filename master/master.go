@@ -38,18 +38,20 @@ type Master struct {
 	sessMu   sync.Mutex
 	sessions map[string]session
 
-	keyMu     sync.Mutex
-	keys      map[string]minionKey // parsed accepted keys by id
-	seenMu    sync.Mutex
-	seen      map[string]time.Time // request nonces, for replay refusal
-	authed    sync.Map             // id -> time of last accepted _auth
-	dataMu    sync.RWMutex
-	data      map[string]minionData // minion data cache (grains, pillar)
-	pubSock   *transport.Publisher
-	req       *transport.Router
-	local     net.Listener
-	wg        sync.WaitGroup
-	stopMaint context.CancelFunc
+	keyMu      sync.Mutex
+	keys       map[string]minionKey // parsed accepted keys by id
+	seenMu     sync.Mutex
+	seen       map[string]time.Time // request nonces, for replay refusal
+	authed     sync.Map             // id -> time of last accepted _auth
+	dataMu     sync.RWMutex
+	data       map[string]minionData // minion data cache (grains, pillar)
+	pubSock    *transport.Publisher
+	req        *transport.Router
+	local      net.Listener
+	localMu    sync.Mutex
+	localConns map[net.Conn]struct{}
+	wg         sync.WaitGroup
+	stopMaint  context.CancelFunc
 }
 
 type session struct {
@@ -218,6 +220,11 @@ func (m *Master) Stop() {
 	}
 	if m.local != nil {
 		m.local.Close()
+		m.localMu.Lock()
+		for c := range m.localConns {
+			c.Close()
+		}
+		m.localMu.Unlock()
 	}
 	if m.req != nil {
 		m.req.Close()
