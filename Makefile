@@ -8,7 +8,6 @@ THIN_ARCHS ?= amd64 arm64
 LDFLAGS := -s -w
 export CGO_ENABLED := 0
 
-CMDS := salt-ssh salt-call
 .PHONY: all build thin deps demo test unit e2e conformance bench vet fmt clean
 
 all: build
@@ -18,7 +17,7 @@ deps:
 
 build: thin
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS)) ./internal/testhosts/cmd/testhosts
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/... ./internal/testhosts/cmd/testhosts
 
 # One static thin binary per target architecture; salt-ssh finds them
 # beside itself and sends the one a host needs.

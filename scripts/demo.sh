@@ -28,6 +28,13 @@ ssh_ 'host[12]' grains.get os_family
 ssh_ -L host1,host3 test.arg a 1 key=value
 ssh_ '*' -r 'id -un; test -x /usr/bin/python3 && echo python present || echo no python needed'
 ssh_ '*' test.ping --out json --static
+ssh_ -G 'os_family:Debian' grains.item osfinger num_cpus
+ssh_ 'host1' state.apply test=True --state-output terse
+ssh_ '*' state.apply
 echo
-echo "demo: thin binaries sent once; a second run reuses them:"
+echo "demo: a second state.apply changes nothing:"
+"$bin/salt-ssh" -c "$dir/etc" '*' state.apply --out json --static |
+	python3 -c 'import json,sys; print({h: sum(1 for s in v.values() if s["changes"]) for h, v in json.load(sys.stdin).items()})'
+echo
+echo "demo: thin binaries were sent once; later runs reuse them (-v timings):"
 "$bin/salt-ssh" -c "$dir/etc" -v '*' test.ping 2>&1 >/dev/null | sed 's/^/  /'
