@@ -302,6 +302,35 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("active jobs and the event bus", func(t *testing.T) {
+		st, err := os.Stat(filepath.Join(c.dir, "master/sock/brine-master.sock"))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("local socket: %v %v", err, st)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ev := exec.CommandContext(ctx, filepath.Join(c.bin, "salt-run"), "-c", filepath.Join(c.dir, "master"),
+			"state.event", "pretty=True", "tagmatch=salt/job/*", "count=3")
+		var evOut syncBuffer
+		ev.Stdout = &evOut
+		if err := ev.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		out, _ := c.run("salt", "m1", "test.sleep", "3", "--async")
+		jid := regexp.MustCompile(`\d{20}`).FindString(out)
+		out, _ = c.run("salt-run", "jobs.active")
+		if !strings.Contains(out, jid+":") || !strings.Contains(out, "test.sleep") {
+			t.Fatalf("jobs.active:\n%s", out)
+		}
+		if err := ev.Wait(); err != nil {
+			t.Fatalf("state.event: %v\n%s", err, evOut.String())
+		}
+		if !strings.Contains(evOut.String(), "salt/job/"+jid+"/new\t{\n    \"_stamp\"") {
+			t.Fatalf("state.event output:\n%s", evOut.String())
+		}
+	})
+
 	t.Run("long job outlives the timeout", func(t *testing.T) {
 		out, code := c.run("salt", "m1", "test.sleep", "5", "-t", "1")
 		if code != 0 || !strings.Contains(out, "m1:\n    True") {
