@@ -21,6 +21,7 @@ type RenderError struct {
 	Err  error
 }
 
+// Error names the SLS, its file and line, and the renderer's message.
 func (e *RenderError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("render pillar SLS '%s' (%s, line %d): %s", e.SLS, e.File, e.Line, e.Err.Error())

@@ -14,7 +14,7 @@ import (
 )
 
 // CmdYAML is salt/pillar/cmd_yaml.py: `- cmd_yaml: <command>` runs the
-// command through the shell on the compiling machine, with %s replaced
+// command through the shell ($SHELL, else /bin/sh) on the compiling machine, with %s replaced
 // by the minion id, and loads its standard output as YAML. A command or
 // parse failure is logged and adds nothing, as in Salt.
 var CmdYAML = ExtPillar{Name: "cmd_yaml", Params: []string{"command"}, Fn: cmdYAML}
@@ -27,7 +27,7 @@ var CmdJSON = ExtPillar{Name: "cmd_json", Params: []string{"command"}, Fn: cmdJS
 
 func cmdYAML(ctx context.Context, x *ExtCall) (any, error) {
 	command := strings.ReplaceAll(x.Str("command"), "%s", x.MinionID)
-	out, err := runCommand(ctx, []string{"/bin/sh", "-c", command}, false)
+	out, err := runCommand(ctx, []string{shell(), "-c", command}, false)
 	if err == nil {
 		var v any
 		if v, err = saltyaml.Load([]byte(out), "<cmd_yaml>"); err == nil {
@@ -56,6 +56,15 @@ func cmdJSON(ctx context.Context, x *ExtCall) (any, error) {
 	}
 	x.Log.Error(fmt.Sprintf("JSON data from %s failed to parse", command), "err", err)
 	return ordered.New(), nil
+}
+
+// shell is the shell cmd.run uses with python_shell: $SHELL, else
+// /bin/sh (salt/grains/extra.py shell).
+func shell() string {
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
+	}
+	return "/bin/sh"
 }
 
 // runCommand runs argv in the user's home directory as cmd.run does and
@@ -93,7 +102,7 @@ func shlexSplit(s string) ([]string, error) {
 	for _, r := range s {
 		switch {
 		case escaped:
-			if quote == '"' && r != '"' && r != '\\' && r != '$' && r != '`' && r != '\n' {
+			if quote == '"' && r != '"' && r != '\\' {
 				cur.WriteRune('\\')
 			}
 			cur.WriteRune(r)
