@@ -59,7 +59,9 @@ func FuzzShlexSplit(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-split %q: %v", quoted, err)
 		}
-		if !cmp.Equal(words, again, cmp.Comparer(func(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b) })) {
+		if !cmp.Equal(words, again, cmp.Comparer(func(a, b []string) bool {
+			return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
+		})) {
 			t.Fatalf("shlexSplit(%q) = %q, re-split = %q", s, words, again)
 		}
 	})
