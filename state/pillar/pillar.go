@@ -161,6 +161,9 @@ func (e envsSource) Envs() []string {
 func (c *Compiler) renderPillar(ctx context.Context, matches *compile.Matches, s settings, override *ordered.Map, errs []string) (*ordered.Map, []string) {
 	pillar := compile.DeepCopy(override).(*ordered.Map)
 	for _, env := range matches.Envs {
+		if !c.hasEnv(env) {
+			errs = append(errs, fmt.Sprintf("No matching pillar environment for environment '%s' found", env))
+		}
 		avail := c.Files.ListStates(env)
 		var files []string
 		for _, m := range matches.SLS[env] {
