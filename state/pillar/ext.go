@@ -270,6 +270,11 @@ func (c *Compiler) callExt(ctx context.Context, name string, val any, pillar *or
 			data, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
-	return p.Fn(ctx, &ExtCall{MinionID: c.MinionID, Pillar: pillar, Args: args, VarArgs: varArgs, Kwargs: kw,
+	id := c.MinionID
+	if id == "" {
+		// Masterless: the options are the minion's own.
+		id, _ = c.Opts.Value("id").(string)
+	}
+	return p.Fn(ctx, &ExtCall{MinionID: id, Pillar: pillar, Args: args, VarArgs: varArgs, Kwargs: kw,
 		Opts: c.Opts, Compiler: c, Log: c.log()})
 }

@@ -365,8 +365,14 @@ func removeStale(parent, keep string) {
 	}
 }
 
-// untar extracts a git archive stream into dir.
+// untar extracts a git archive stream into dir. Writes go through an
+// os.Root, so no entry (or symlink it follows) lands outside dir.
 func untar(r io.Reader, dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
@@ -383,24 +389,23 @@ func untar(r io.Reader, dir string) error {
 		if !filepath.IsLocal(name) {
 			return fmt.Errorf("read git archive: unsafe path %q", h.Name)
 		}
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := writeEntry(tr, h, p); err != nil {
-			return err
+		if err := writeEntry(root, tr, h, filepath.FromSlash(name)); err != nil {
+			return fmt.Errorf("extract %s: %w", name, err)
 		}
 	}
 }
 
-func writeEntry(tr *tar.Reader, h *tar.Header, p string) error {
+func writeEntry(root *os.Root, tr *tar.Reader, h *tar.Header, name string) error {
 	switch h.Typeflag {
 	case tar.TypeDir:
-		return os.MkdirAll(p, 0o700)
+		return root.MkdirAll(name, 0o700)
 	case tar.TypeSymlink:
-		return os.Symlink(h.Linkname, p)
+		return root.Symlink(h.Linkname, name)
 	case tar.TypeReg:
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		if err := root.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 			return err
 		}
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o700|0o600)
+		f, err := root.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o700|0o600)
 		if err != nil {
 			return err
 		}

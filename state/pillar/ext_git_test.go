@@ -108,10 +108,16 @@ func TestGitPillar(t *testing.T) {
 		"top.sls":   "base:\n  '*':\n    - other\n",
 		"other.sls": "include:\n  - shared\nm: {b: 2}\n",
 	})
+	bare := filepath.Join(t.TempDir(), "pillar.git")
+	repo.run("clone", "-q", "--bare", repo.dir, bare)
 	cache := t.TempDir()
 	tests := []struct {
 		name, opts, want string
 	}{{
+		name: "a bare repository",
+		opts: "ext_pillar:\n  - git:\n    - dev file://" + bare + "\n",
+		want: `{"src":"dev"}`,
+	}, {
 		name: "master is base; the local top file and includes are read from the tree",
 		opts: "ext_pillar:\n  - git:\n    - master " + repo.dir + "\n",
 		want: `{"shared":"from-master","src":"master","m":{"a":1}}`,

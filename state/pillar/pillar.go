@@ -30,7 +30,8 @@ type Compiler struct {
 	// and no external pillars.
 	Opts *ordered.Map
 	// MinionID is the minion the pillar is for, passed to external
-	// pillars (and substituted for %s by cmd_yaml and cmd_json).
+	// pillars (and substituted for %s by cmd_yaml and cmd_json); ""
+	// means the id option, as when a minion compiles its own pillar.
 	MinionID string
 	// Ext resolves the names of the ext_pillar option; nil means
 	// DefaultExt.
