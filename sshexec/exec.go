@@ -47,6 +47,10 @@ type Job struct {
 	Data func(ctx context.Context, t *roster.Target) (*ordered.Map, error)
 	// RefreshGrains asks every host for its grains, fresh or not.
 	RefreshGrains bool
+	// preflightDone marks the inner runs of a planned job, which run the
+	// pre-flight script once, in the first of them.
+	preflightDone bool
+
 	// Plan, when set, decides on the controller what each host runs, as
 	// Salt's salt-ssh wrapper functions do (state.* renders SLS files on
 	// the master). It replaces Fun, Arg, Kwarg, Pillar and Data.
@@ -96,7 +100,10 @@ type Options struct {
 	// Grains, when set, caches each host's grains: a host whose entry is
 	// stale sends its grains back with the result.
 	Grains *GrainsCache
-	Log    *slog.Logger
+	// PreFlightAlways runs a target's ssh_pre_flight script on every run,
+	// not only when its thin_dir is missing (--pre-flight).
+	PreFlightAlways bool
+	Log             *slog.Logger
 }
 
 // Timings record where a host's time went, for salt-ssh -v.
@@ -208,6 +215,11 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 		return e.runPlanned(ctx, conn, t, job, tm)
 	}
 	p := e.scriptParams(t)
+	if t.SSHPreFlight != "" && !job.preflightDone {
+		if r, failed := e.preflight(ctx, conn, t, p, tm); failed {
+			return r
+		}
+	}
 	payload, err := e.payload(ctx, t, p.ThinDir, job)
 	if err != nil {
 		return failure(t.ID, err, 1)
@@ -248,7 +260,9 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 // the plan.
 func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
 	call := func(ctx context.Context, fun string, args []any, kwargs *ordered.Map, refresh bool) Result {
-		return e.runThin(ctx, conn, t, Job{JID: job.JID, Fun: fun, Arg: args, Kwarg: kwargs, RefreshGrains: refresh}, tm)
+		r := e.runThin(ctx, conn, t, Job{JID: job.JID, Fun: fun, Arg: args, Kwarg: kwargs, RefreshGrains: refresh, preflightDone: job.preflightDone}, tm)
+		job.preflightDone = true
+		return r
 	}
 	h := &Host{Target: t,
 		Grains: func(ctx context.Context) (*ordered.Map, error) {
@@ -280,8 +294,9 @@ func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, 
 		return Result{ID: t.ID, Return: plan.Return, Retcode: plan.Retcode, Out: plan.Out}
 	}
 	run := Job{JID: job.JID, Fun: plan.Fun, Arg: plan.Arg, Kwarg: plan.Kwarg,
-		Pillar: func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Pillar, nil },
-		Data:   func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Data, nil }}
+		Pillar:        func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Pillar, nil },
+		Data:          func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Data, nil },
+		preflightDone: job.preflightDone}
 	r := e.runThin(ctx, conn, t, run, tm)
 	if r.Out == "" {
 		r.Out = plan.Out

@@ -30,6 +30,23 @@ type scriptParams struct {
 	TTY      bool   // sudo needs a terminal (roster tty, requiretty)
 }
 
+// dirMode and binMode keep thin_dir private to the login user, or, with
+// sudo_user, shared with the login user's group, which sudo_user must be
+// in, as Salt requires (doc/topics/ssh/roster.rst: sudo_user).
+func (p scriptParams) dirMode() string {
+	if p.SudoUser != "" {
+		return "770"
+	}
+	return "700"
+}
+
+func (p scriptParams) binMode() string {
+	if p.SudoUser != "" {
+		return "750"
+	}
+	return "700"
+}
+
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -64,6 +81,11 @@ func (p scriptParams) invoke(b *strings.Builder) {
 		fmt.Fprintf(b, "exec \"$B\" %s\n", call)
 		return
 	}
+	if p.SudoUser != "" {
+		// A thin_dir made before sudo_user was set is private: open it to
+		// the group.
+		fmt.Fprintf(b, "chmod %s \"$T\"; chmod %s \"$B\"\n", p.dirMode(), p.binMode())
+	}
 	if !p.Password && !p.TTY {
 		// Plain passwordless sudo needs no helper: one process fewer.
 		user := ""
@@ -97,7 +119,7 @@ func (p scriptParams) probeScript() string {
 		p.invoke(&b)
 		b.WriteString("fi\n")
 	}
-	fmt.Fprintf(&b, "umask 077; mkdir -p \"$T\" && chmod 700 \"$T\" || exit %d\n", exitCantCreate)
+	fmt.Fprintf(&b, "umask 077; mkdir -p \"$T\" && chmod %s \"$T\" || exit %d\n", p.dirMode(), exitCantCreate)
 	fmt.Fprintf(&b, "Z=; if command -v zstd >/dev/null 2>&1; then Z=zstd; elif command -v gzip >/dev/null 2>&1; then Z=gzip; fi\n")
 	fmt.Fprintf(&b, "echo \"%s $(uname -s) $(uname -m) $Z\"; exit %d\n", deployMarker, exitThinDeploy)
 	return b.String()
@@ -118,7 +140,7 @@ func (p scriptParams) installScript(upload string, codec Codec, sha string) stri
 	} else {
 		fmt.Fprintf(&b, "mv -f \"$U\" \"$W\" || exit %d\n", exitCantCreate)
 	}
-	fmt.Fprintf(&b, "chmod 700 \"$W\" && \"$W\" verify %s || { rm -f \"$W\"; echo 'thin checksum mismatched' >&2; exit %d; }\n", shellQuote(sha), exitThinChecksum)
+	fmt.Fprintf(&b, "chmod %s \"$W\" && \"$W\" verify %s || { rm -f \"$W\"; echo 'thin checksum mismatched' >&2; exit %d; }\n", p.binMode(), shellQuote(sha), exitThinChecksum)
 	fmt.Fprintf(&b, "mv -f \"$W\" \"$B\" || exit %d\n", exitCantCreate)
 	// Drop binaries of other versions; temporaries (with a dot) belong to
 	// runs still in flight.

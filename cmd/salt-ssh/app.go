@@ -120,6 +120,9 @@ func (a *app) rosterOptions() roster.Options {
 	if a.o.privPasswd != "" {
 		ro.PrivPasswd = roster.Secret(a.o.privPasswd)
 	}
+	if a.cfg.ThinDir != "" {
+		ro.ThinDir = a.cfg.ThinDir // master thin_dir, below any roster thin_dir
+	}
 	if a.o.randThin {
 		ro.ThinDir = filepath.Join("/var/tmp", "."+jid.RandomHex(3))
 	}
@@ -234,6 +237,7 @@ func (a *app) buildExecutor() error {
 	a.exec = sshexec.New(sshexec.Options{
 		MaxProcs: maxProcs, Dial: d.dial, Bundle: bundle, FQDN: sshexec.FQDN(),
 		Wipe: a.o.wipe, Redeploy: a.o.regenThin, Log: a.log, Grains: a.grainsCache(),
+		PreFlightAlways: a.o.preFlight || a.cfg.SSHRunPreFlight,
 	})
 	return nil
 }

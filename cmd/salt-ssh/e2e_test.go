@@ -411,3 +411,55 @@ func TestE2EGrainAndCompoundTargeting(t *testing.T) {
 		t.Errorf("cached match of a stopped host: code %d, %v", code, got)
 	}
 }
+
+func TestE2EPreFlightAndSudoUser(t *testing.T) {
+	c := testhosts.New(t, 2)
+	e := newEnv(t, c, true)
+	// A user in the login user's group to sudo to (users are shared by all
+	// test hosts; sudoers there lets the login user run anything as anyone).
+	const other = "brine-sudo-e2e"
+	if out, err := exec.Command("id", other).CombinedOutput(); err != nil {
+		if out, err := exec.Command("useradd", "--no-create-home", "--gid", c.User(), other).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("userdel", other).Run() })
+	} else {
+		t.Logf("%s exists: %s", other, out)
+	}
+	script := filepath.Join(e.dir, "pre.sh")
+	if err := os.WriteFile(script, []byte("echo ran \"$@\" >> /var/tmp/pre-flight.log\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fail := filepath.Join(e.dir, "fail.sh")
+	if err := os.WriteFile(fail, []byte("echo cannot prepare >&2; exit 7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.writeRoster(map[string]string{
+		"host1": fmt.Sprintf("  sudo_user: %s\n  ssh_pre_flight: %s\n  ssh_pre_flight_args: [one, 'two words']\n", other, script),
+		"host2": fmt.Sprintf("  ssh_pre_flight: %s\n", fail),
+	})
+	got, code, stderr := e.saltSSH("*", "cmd.run", "id -un")
+	if got["host1"] != other {
+		t.Errorf("sudo_user: host1 = %v\n%s", got["host1"], stderr)
+	}
+	h2, _ := got["host2"].(map[string]any)
+	if code != 20 || h2 == nil || h2["retcode"] != float64(7) || !strings.Contains(fmt.Sprint(h2["stderr"]), "cannot prepare") {
+		t.Errorf("failing pre-flight: code %d, %v", code, got["host2"])
+	}
+	// The script ran once, before the thin_dir existed, with its arguments.
+	for range 2 {
+		if _, code, _ := e.saltSSH("host1", "test.ping"); code != 0 {
+			t.Fatal("later run failed")
+		}
+	}
+	out, err := c.Exec(context.Background(), "host1", "cat /var/tmp/pre-flight.log; ls /tmp/.brine-pre-flight-* 2>/dev/null | wc -l")
+	if err != nil || string(out) != "ran one two words\n0\n" {
+		t.Errorf("pre-flight log and leftovers = %q, %v", out, err)
+	}
+	if _, code, _ := e.saltSSH("--pre-flight", "host1", "test.ping"); code != 0 {
+		t.Fatal("--pre-flight run failed")
+	}
+	if out, _ := c.Exec(context.Background(), "host1", "wc -l < /var/tmp/pre-flight.log"); strings.TrimSpace(string(out)) != "2" {
+		t.Errorf("--pre-flight did not run the script again: %q", out)
+	}
+}
