@@ -124,6 +124,20 @@ func (o Options) grains(ctx context.Context, opts *ordered.Map, log *slog.Logger
 		}
 		return g
 	}
+	return GatherGrains(ctx, opts, log)
+}
+
+// GatherGrains returns the host's grains in Salt's order (salt/loader
+// grains()): core grains (grains.Gather), then the custom grain
+// executables synced into <extension_modules>/grains, then the grains
+// file, then the `grains:` option, each replacing top-level keys of
+// the ones before. A failing custom grain is logged and left out.
+// Whatever keeps grains between jobs (the minion) can gather them with
+// it once and pass them as Options.Gather.
+func GatherGrains(ctx context.Context, opts *ordered.Map, log *slog.Logger) *ordered.Map {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return customGrains(ctx, grains.Gather, opts, log)
 }
 
