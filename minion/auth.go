@@ -57,8 +57,9 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 		case errors.Is(err, errRejected):
 			m.log.Error("The Salt Master has rejected this minion's public key")
 		default:
-			m.log.Warn("sign-in failed", "err", err)
+			m.log.Warn("sign-in failed", "master", m.req.Address(), "err", err)
 			wait = min(wait, m.c.AuthTimeout)
+			m.nextMaster()
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return nil, err
@@ -213,4 +214,15 @@ func (m *Minion) checkMaster(offered string, sentToken bool) error {
 		return fmt.Errorf("sign in: %w", err)
 	}
 	return nil
+}
+
+// nextMaster moves to the next address of a master list after a failed
+// sign-in, as master_type failover does; a single master stays put.
+func (m *Minion) nextMaster() {
+	if len(m.c.Masters) < 2 {
+		return
+	}
+	m.masterIdx = (m.masterIdx + 1) % len(m.c.Masters)
+	m.req.SetAddr(m.masterAddr(m.c.MasterPort))
+	m.log.Info("trying the next master", "master", m.req.Address())
 }

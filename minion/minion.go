@@ -70,7 +70,8 @@ type Minion struct {
 	authGen   int
 	pinnedPub string // master key in memory when NoDisk
 
-	req *transport.Req
+	req       *transport.Req
+	masterIdx int
 
 	tokOnce sync.Once
 	tok     []byte
@@ -139,7 +140,7 @@ func (m *Minion) ID() string { return m.id }
 func (m *Minion) masterAddr(port int) string {
 	host := "salt"
 	if len(m.c.Masters) > 0 {
-		host = m.c.Masters[0]
+		host = m.c.Masters[m.masterIdx%len(m.c.Masters)]
 	}
 	if h, p, err := net.SplitHostPort(host); err == nil {
 		host = h

@@ -51,9 +51,10 @@ func (m *Minion) pubAddr() string {
 	if st := m.state(); st != nil && st.pubPort != 0 {
 		port = st.pubPort
 	}
-	host, _, err := net.SplitHostPort(m.req.Addr)
+	addr := m.req.Address()
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		host = m.req.Addr
+		host = addr
 	}
 	return net.JoinHostPort(host, strconv.Itoa(port))
 }

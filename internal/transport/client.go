@@ -94,3 +94,19 @@ func (r *Req) Close() error {
 	r.drop()
 	return nil
 }
+
+// SetAddr points the socket at another address, closing the current
+// connection; the next request dials it.
+func (r *Req) SetAddr(addr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.drop()
+	r.Addr = addr
+}
+
+// Address is the current address.
+func (r *Req) Address() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Addr
+}

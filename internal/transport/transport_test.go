@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,35 +136,35 @@ func TestStalledSubscriber(t *testing.T) {
 	// the stalled peer, which never reads.
 	const n = 400
 	payload := bytes.Repeat([]byte("x"), 256<<10)
-	done := make(chan int)
+	var received atomic.Int64
 	go func() {
-		count := 0
-		for count < n {
+		for received.Load() < n {
 			frames, _, err := live.Recv()
 			if err != nil {
-				break
+				return
 			}
 			if len(frames) == 1 && len(frames[0]) == len(payload)+4 {
-				count++
+				received.Add(1)
 			}
 		}
-		done <- count
 	}()
+	// The publisher keeps within half a queue of the live subscriber, so
+	// the live one never drops; the stalled one must fill up and drop.
 	for i := range n {
+		for int64(i)-received.Load() > 25 {
+			if ctx.Err() != nil {
+				t.Fatalf("live subscriber stuck at %d of %d: held up by the stalled one", received.Load(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
 		msg := binary.BigEndian.AppendUint32(nil, uint32(i))
 		p.Publish(append(msg, payload...))
-		// Pace the publisher so the live subscriber's queue never fills.
-		if i%20 == 19 {
-			time.Sleep(5 * time.Millisecond)
-		}
 	}
-	select {
-	case count := <-done:
-		if count != n {
-			t.Fatalf("live subscriber received %d of %d", count, n)
+	for received.Load() < n {
+		if ctx.Err() != nil {
+			t.Fatalf("live subscriber received %d of %d", received.Load(), n)
 		}
-	case <-ctx.Done():
-		t.Fatal("live subscriber was held up by the stalled one")
+		time.Sleep(time.Millisecond)
 	}
 	if p.Dropped.Load() == 0 {
 		t.Fatal("expected drops for the stalled subscriber")
