@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,13 +16,108 @@ func init() { Register("highstate", highstateFunc) }
 // (state_verbose, state_output, state_output_profile); the zero value is
 // Salt's default: verbose, full output, with timing.
 type HighstateOptions struct {
-	Terse     bool // state_output: terse
+	// Mode is state_output (--state-output): full (""), terse, mixed,
+	// changes or filter, each optionally with "_id" to show IDs in place
+	// of names.
+	Mode      string
 	Quiet     bool // state_verbose: False (hide unchanged successes)
 	NoProfile bool // state_output_profile: False
+	// Exclude and TerseResults are state_output_exclude and
+	// state_output_terse for the filter mode: results ("True", "False",
+	// "None") to leave out or to print tersely.
+	Exclude, TerseResults []string
+}
+
+// ParseHighstateOptions reads the options the highstate outputter uses
+// from a minion or master config, with --state-output and
+// --state-verbose (when not empty) winning.
+func ParseHighstateOptions(opts *ordered.Map, stateOutput, stateVerbose string) HighstateOptions {
+	var ho HighstateOptions
+	if v, ok := opts.Value("state_output").(string); ok {
+		ho.Mode = v
+	}
+	if stateOutput != "" {
+		ho.Mode = stateOutput
+	}
+	ho.Mode = strings.ToLower(ho.Mode)
+	verbose := opts.Value("state_verbose")
+	if stateVerbose != "" {
+		verbose = strings.EqualFold(stateVerbose, "true")
+	}
+	if b, ok := verbose.(bool); ok && !b {
+		ho.Quiet = true
+	}
+	if b, ok := opts.Value("state_output_profile").(bool); ok && !b {
+		ho.NoProfile = true
+	}
+	list := func(v any) []string {
+		switch x := v.(type) {
+		case string:
+			return strings.Split(x, ",")
+		case []any:
+			out := make([]string, len(x))
+			for i, e := range x {
+				out[i] = ordered.KeyString(e)
+			}
+			return out
+		}
+		return nil
+	}
+	ho.Exclude = list(opts.Value("state_output_exclude"))
+	ho.TerseResults = list(opts.Value("state_output_terse"))
+	return ho
 }
 
 func highstateFunc(data any, opts Options) (string, error) {
-	return Highstate(data, opts, HighstateOptions{}), nil
+	return Highstate(data, opts, opts.Highstate), nil
+}
+
+// terseFor reports whether a state prints on one line in this mode
+// (salt/output/highstate.py _format_host).
+func (ho HighstateOptions) terseFor(result any, changed bool) bool {
+	switch {
+	case strings.HasPrefix(ho.Mode, "terse"):
+		return true
+	case strings.HasPrefix(ho.Mode, "mixed"):
+		return result != false
+	case strings.HasPrefix(ho.Mode, "changes"):
+		return result == true && !changed
+	case strings.HasPrefix(ho.Mode, "filter"):
+		return slices.Contains(ho.TerseResults, pyStr(result))
+	}
+	return false
+}
+
+// excluded reports whether the filter mode leaves a state out.
+func (ho HighstateOptions) excluded(result any) bool {
+	return strings.HasPrefix(ho.Mode, "filter") && slices.Contains(ho.Exclude, pyStr(result))
+}
+
+// terseLine is _format_terse without tabular output.
+func terseLine(tcolor string, comps []string, ret *ordered.Map, ho HighstateOptions, c Palette) string {
+	result := "Clean"
+	if changed, _ := formatChanges(ret.Value("changes"), Options{}); changed {
+		result = "Changed"
+	}
+	switch ret.Value("result") {
+	case false:
+		result = "Failed"
+	case nil:
+		result = "Differs"
+	}
+	var b strings.Builder
+	if w, ok := ret.Value("warnings").([]any); ok && len(w) > 0 {
+		var ws []string
+		for _, x := range w {
+			ws = append(ws, pyStr(x))
+		}
+		b.WriteString(c.LightRed + "Warnings:\n" + strings.Join(ws, "\n") + c.EndC)
+	}
+	fmt.Fprintf(&b, " %s Name: %s - Function: %s.%s - Result: %s", tcolor, comps[2], comps[0], comps[3], result)
+	if !ho.NoProfile && ret.Has("start_time") {
+		fmt.Fprintf(&b, " - Started: %s - Duration: %s ms", pyStr(ret.Value("start_time")), pyStr(ret.Value("duration")))
+	}
+	return b.String() + c.EndC
 }
 
 // Highstate renders state returns as salt/output/highstate.py does: for
@@ -116,9 +212,14 @@ func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOption
 		for len(comps) < 4 {
 			comps = append(comps, "")
 		}
-		if ho.Terse {
-			lines = append(lines, fmt.Sprintf("%s Name: %s - Function: %s.%s - Result: %s%s",
-				tcolor, comps[2], comps[0], comps[3], pyStr(res), c.EndC))
+		if strings.HasSuffix(ho.Mode, "_id") {
+			comps[2] = comps[1] // the ID in place of the name (Salt #35137)
+		}
+		if ho.excluded(res) {
+			continue
+		}
+		if ho.terseFor(res, changed) {
+			lines = append(lines, terseLine(tcolor, comps, e.ret, ho, c))
 			continue
 		}
 		lines = append(lines, stateLines(e, comps, tcolor, ctext, ho, c)...)

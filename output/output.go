@@ -30,6 +30,8 @@ type Options struct {
 	KeepEscapes bool
 	// Logger receives the fallback warning for unknown outputters.
 	Logger *slog.Logger
+	// Highstate configures the highstate outputter.
+	Highstate HighstateOptions
 }
 
 // IndentOf returns a pointer to n, for Options.Indent.

@@ -63,6 +63,8 @@ type options struct {
 	outIndentSet bool
 	noColor      bool
 	forceColor   bool
+	stateOutput  string
+	stateVerbose string
 	version      bool
 	grains       bool
 }
@@ -83,6 +85,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.IntVar(&o.outIndent, "out-indent", 4, "indentation of json output")
 	fs.BoolVar(&o.noColor, "no-color", false, "disable colors")
 	fs.BoolVar(&o.forceColor, "force-color", false, "force colors")
+	fs.StringVar(&o.stateOutput, "state-output", "", "highstate output mode: full, terse, mixed, changes or filter (each with an optional _id)")
+	fs.StringVar(&o.stateVerbose, "state-verbose", "", "set to False to hide states that succeeded without changes")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the Salt version Brine emulates")
 	fs.BoolVarP(&o.grains, "grains", "g", false, "print the grains and exit")
 	return fs

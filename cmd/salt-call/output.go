@@ -28,27 +28,11 @@ func display(w io.Writer, fun string, ret any, rc int, o options, opts *ordered.
 		oo.Indent = output.IndentOf(o.outIndent)
 	}
 	if out == "highstate" {
-		s := output.Highstate(data, oo, highstateOptions(opts))
+		s := output.Highstate(data, oo, output.ParseHighstateOptions(opts, o.stateOutput, o.stateVerbose))
 		_, err := io.WriteString(w, strings.TrimRight(s, " \t\n")+"\n")
 		return err
 	}
 	return output.Write(w, out, data, oo)
-}
-
-// highstateOptions reads state_verbose, state_output and
-// state_output_profile from the minion options.
-func highstateOptions(opts *ordered.Map) output.HighstateOptions {
-	var ho output.HighstateOptions
-	if v, ok := opts.Get("state_verbose"); ok && !modules.Truthy(v) {
-		ho.Quiet = true
-	}
-	if v, ok := opts.Value("state_output").(string); ok && strings.HasPrefix(strings.ToLower(v), "terse") {
-		ho.Terse = true
-	}
-	if v, ok := opts.Get("state_output_profile"); ok && !modules.Truthy(v) {
-		ho.NoProfile = true
-	}
-	return ho
 }
 
 // highstateFuncs are the state functions whose __outputter__ is highstate

@@ -278,7 +278,8 @@ func (a *app) run(ctx context.Context) int {
 		fmt.Fprintf(a.stdout, "%s\n%s\n\n\n", msg, strings.Repeat("-", len(msg)))
 	}
 	p := &output.Printer{W: a.stdout, Out: a.outputter(), Static: a.o.static,
-		Opts: output.Options{Color: a.color(), Logger: a.log}}
+		Opts: output.Options{Color: a.color(), Logger: a.log,
+			Highstate: output.ParseHighstateOptions(a.cfg.Raw, a.o.stateOut, a.o.stateVerb)}}
 	if a.o.outIndent >= 0 {
 		p.Opts.Indent = output.IndentOf(a.o.outIndent)
 	}

@@ -141,7 +141,7 @@ func (j *job) matcher(p *ordered.Map) compile.MatchFunc {
 func (j *job) compilePillar(ctx context.Context, override *ordered.Map) (*ordered.Map, error) {
 	pr, order := roots(j.env.Opts, "pillar_roots")
 	pfiles := fileclient.New(pr, order)
-	c := &pillar.Compiler{Files: pfiles, Override: override, Log: j.log,
+	c := &pillar.Compiler{Files: pfiles, Override: override, Log: j.log, Opts: j.env.Opts,
 		Render: j.renderFunc(pfiles, func() *ordered.Map {
 			if override != nil {
 				return override
