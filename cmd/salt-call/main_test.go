@@ -28,7 +28,7 @@ func TestOptionTable(t *testing.T) {
 	})
 	sort.Strings(got)
 	want := []string{"--config-dir,-c", "--file-root", "--force-color", "--grains,-g", "--id", "--local", "--log-level,-l",
-		"--no-color", "--out", "--out-indent", "--output", "--pillar-root", "--retcode-passthrough", "--version,-V"}
+		"--no-color", "--out", "--out-indent", "--output", "--pillar-root", "--retcode-passthrough", "--state-output", "--state-verbose", "--version,-V"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
