@@ -11,3 +11,17 @@ echo
 echo "thin binary: $(stat -c %s "$bin"/salt-thin-linux-amd64) bytes on disk, $(gzip -9c "$bin"/salt-thin-linux-amd64 | wc -c) bytes gzipped (on the wire)"
 "$bin/sshbench" -hosts "${BENCH_HOSTS:-10,50,100}" -bin "$bin" -floor "$bin/gofloor" \
 	-reps "${BENCH_REPS:-5}" -ansible-reps "${BENCH_ANSIBLE_REPS:-3}"
+
+# Masterless highstate, grains and matching, state.apply and file push
+# side by side with Ansible (each prints its own Markdown table).
+for b in highstate grainsmatch stateapply filepush; do go build -o "$bin/$b" "./bench/$b"; done
+echo
+"$bin/highstate" -bin "$bin" -reps "${BENCH_REPS:-5}"
+echo
+"$bin/grainsmatch"
+echo
+"$bin/stateapply" -hosts "${BENCH_APPLY_HOSTS:-50}" -P "${BENCH_APPLY_P:-50}" -bin "$bin" \
+	-reps "${BENCH_REPS:-5}" -ansible-reps "${BENCH_ANSIBLE_REPS:-3}"
+echo
+"$bin/filepush" -hosts "${BENCH_APPLY_HOSTS:-50}" -P "${BENCH_APPLY_P:-50}" -bin "$bin" \
+	-reps "${BENCH_PUSH_REPS:-3}" -ansible-reps "${BENCH_ANSIBLE_REPS:-3}"

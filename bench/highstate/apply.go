@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// tree is a generated minion configuration and file_roots.
+type tree struct {
+	etc, out, cache string
+	shape           treeShape
+}
+
+// newTree writes the tree; fqdns false adds enable_fqdns_grains: False,
+// which takes the reverse lookups of the host's addresses (up to 250 ms
+// when the resolver does not answer) out of the grains.
+func newTree(work string, shape treeShape, fqdns bool) (*tree, error) {
+	t := &tree{etc: filepath.Join(work, "etc"), out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"), shape: shape}
+	srv := filepath.Join(work, "srv")
+	if err := os.MkdirAll(t.etc, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeTree(srv, t.out, shape); err != nil {
+		return nil, fmt.Errorf("write file_roots: %w", err)
+	}
+	minion := fmt.Sprintf("id: bench\nfile_client: local\ncachedir: %s\nfile_roots:\n  base:\n    - %s\n", t.cache, srv)
+	if !fqdns {
+		minion += "enable_fqdns_grains: False\n"
+	}
+	if err := os.WriteFile(filepath.Join(t.etc, "minion"), []byte(minion), 0o644); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// reset empties the target directory and the minion cache, so the next
+// run is a first run.
+func (t *tree) reset() error {
+	for _, d := range []string{t.out, t.cache} {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sample is one run: wall time, peak RSS of the process, and what the
+// state run reported.
+type sample struct {
+	wall            time.Duration
+	rss             int64 // bytes
+	states, changed int
+}
+
+// runner is one command under test with its own tree and samples.
+type runner struct {
+	name          string
+	tree          *tree
+	argv          []string
+	check         bool // the command prints state.apply's json output
+	first, second []sample
+}
+
+// once resets the tree and runs the command twice: into the empty target
+// directory, then with nothing to change.
+func (r *runner) once(ctx context.Context, timeout time.Duration) error {
+	if err := r.tree.reset(); err != nil {
+		return err
+	}
+	s, err := r.exec(ctx, timeout)
+	if err != nil {
+		return fmt.Errorf("first run: %w", err)
+	}
+	r.first = append(r.first, s)
+	if s, err = r.exec(ctx, timeout); err != nil {
+		return fmt.Errorf("second run: %w", err)
+	}
+	r.second = append(r.second, s)
+	return nil
+}
+
+func (r *runner) exec(ctx context.Context, timeout time.Duration) (sample, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.argv[0], r.argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	s := sample{wall: wall, rss: ru.Maxrss << 10}
+	if r.check {
+		if err := s.count(stdout.Bytes(), r.tree.shape.states()); err != nil {
+			return sample{}, err
+		}
+	}
+	return s, nil
+}
+
+// count reads the json outputter's {"local": {tag: result}} and checks
+// that the run had every state and no failure.
+func (s *sample) count(out []byte, want int) error {
+	var ret map[string]map[string]struct {
+		Result  *bool          `json:"result"`
+		Changes map[string]any `json:"changes"`
+		Comment any            `json:"comment"`
+	}
+	if err := json.Unmarshal(out, &ret); err != nil {
+		return fmt.Errorf("read state.apply output: %w: %s", err, tail(string(out)))
+	}
+	for tag, r := range ret["local"] {
+		s.states++
+		if r.Result == nil || !*r.Result {
+			return fmt.Errorf("state %s failed: %v", tag, r.Comment)
+		}
+		if len(r.Changes) > 0 {
+			s.changed++
+		}
+	}
+	if s.states != want {
+		return fmt.Errorf("state.apply ran %d states, want %d", s.states, want)
+	}
+	return nil
+}
+
+func (r *runner) print(floor *runner) {
+	printRow(r.name, "first (empty target dir)", r.first, floor.first, r.check)
+	printRow(r.name, "second (no file changes)", r.second, floor.second, r.check)
+}
+
+func printRow(name, run string, xs, floor []sample, counted bool) {
+	w, rss, lo, hi := medians(xs)
+	fw, _, _, _ := medians(floor)
+	states, changed := "—", "—"
+	if counted {
+		states, changed = fmt.Sprint(xs[0].states), fmt.Sprint(xs[len(xs)/2].changed)
+	}
+	fmt.Printf("| %s | %s | %s | %s – %s | %.2f | %.2f | %.1f MB | %.2f | %s | %s |\n", name, run, ms(w), ms(lo), ms(hi),
+		float64(w)/float64(fw), float64(w)/float64(wallTarget), float64(rss)/(1<<20), float64(rss)/float64(rssTarget), states, changed)
+}
+
+// medians returns the median wall time and peak RSS, and the fastest and
+// slowest wall time.
+func medians(xs []sample) (wall time.Duration, rss int64, lo, hi time.Duration) {
+	walls := make([]time.Duration, len(xs))
+	rsss := make([]int64, len(xs))
+	for i, x := range xs {
+		walls[i], rsss[i] = x.wall, x.rss
+	}
+	slices.Sort(walls)
+	slices.Sort(rsss)
+	return walls[len(walls)/2], rsss[len(rsss)/2], walls[0], walls[len(walls)-1]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+func tail(s string) string {
+	if len(s) > 600 {
+		return s[len(s)-600:]
+	}
+	return s
+}
+
+func containsBrine(version string) bool { return strings.Contains(version, "Brine") }
