@@ -377,6 +377,10 @@ func TestE2EGrainAndCompoundTargeting(t *testing.T) {
 	c := testhosts.New(t, 3)
 	e := newEnv(t, c, true)
 	e.writeRoster(map[string]string{"host1": "  grains:\n    role: web\n", "host2": "  grains:\n    role: db\n"})
+	pillar := t.TempDir()
+	writeTree(t, pillar, map[string]string{"top.sls": "base:\n  host3:\n    - cache\n", "cache.sls": "tier: cache\n"})
+	master, _ := os.ReadFile(filepath.Join(e.dir, "master"))
+	os.WriteFile(filepath.Join(e.dir, "master"), append(master, fmt.Sprintf("pillar_roots:\n  base:\n    - %s\n", pillar)...), 0o600)
 	ids := func(got map[string]any) string {
 		var out []string
 		for id := range got {
@@ -395,6 +399,8 @@ func TestE2EGrainAndCompoundTargeting(t *testing.T) {
 		{[]string{"-C", "not G@role:*", "test.ping"}, "host3"},
 		{[]string{"-S", c.Hosts()[0].IP, "test.ping"}, "host1"},
 		{[]string{"-G", "role:nothing", "test.ping"}, ""},
+		{[]string{"-I", "tier:cache", "test.ping"}, "host3"},
+		{[]string{"-C", "I@tier:cache or G@role:web", "test.ping"}, "host1,host3"},
 	} {
 		got, code, stderr := e.saltSSH(c.args...)
 		if ids(got) != c.want || code != 0 {

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/modules"
+	statemod "github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 
@@ -58,12 +62,46 @@ func (a *app) selectByData(ctx context.Context) error {
 	var keep []roster.Target
 	for _, t := range a.targets {
 		g, _ := cache.Get(t.ID)
-		if g != nil && m.Match(&target.Minion{ID: t.ID, Grains: g}) {
+		if g == nil {
+			continue
+		}
+		mn := &target.Minion{ID: t.ID, Grains: g}
+		if a.needsPillar() {
+			if mn.Pillar, err = a.hostPillar(ctx, t, g); err != nil {
+				a.log.Warn("cannot compile the pillar of a host; leaving it out of the match", "host", t.ID, "error", err)
+				continue
+			}
+		}
+		if m.Match(mn) {
 			keep = append(keep, t)
 		}
 	}
 	a.targets = keep
 	return nil
+}
+
+// needsPillar reports whether the expression can look at pillar: pillar
+// targets, and compound expressions with I@ or J@ (or nodegroups, which
+// may hold them).
+func (a *app) needsPillar() bool {
+	switch target.Kind(a.o.tgtType()) {
+	case target.Pillar, target.PillarPCRE, target.PillarExact:
+		return true
+	case target.Compound:
+		return strings.Contains(a.o.target, "I@") || strings.Contains(a.o.target, "J@") ||
+			strings.Contains(a.o.target, "N@")
+	}
+	return false
+}
+
+// hostPillar compiles one host's pillar on the controller, as for its
+// state runs, from its cached grains.
+func (a *app) hostPillar(ctx context.Context, t roster.Target, grains *ordered.Map) (*ordered.Map, error) {
+	opts := a.stateWrapper().Opts.Copy()
+	t.MinionOpts.Range(func(k, v any) bool { opts.Set(k, v); return true })
+	opts.Set("id", t.ID)
+	env := &modules.Env{Grains: grains, Opts: opts, Registry: modules.Default, Log: a.log, Context: map[string]any{}}
+	return statemod.CompilePillar(ctx, env, nil)
 }
 
 func (a *app) grainsCache() *sshexec.GrainsCache {
