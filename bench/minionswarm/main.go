@@ -146,9 +146,14 @@ func swarm(n int, keydir string, pings, workers int) error {
 			_ = mn.Run(ctx)
 		}()
 	}
+	lastReport := time.Now()
 	for m.Subscribers() < n {
-		if time.Since(start) > 10*time.Minute {
+		if time.Since(start) > 20*time.Minute {
 			return fmt.Errorf("only %d of %d minions connected", m.Subscribers(), n)
+		}
+		if time.Since(lastReport) > 10*time.Second {
+			fmt.Fprintf(os.Stderr, "  %s: %d of %d minions connected\n", time.Since(start).Round(time.Second), m.Subscribers(), n)
+			lastReport = time.Now()
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
