@@ -2,6 +2,7 @@ package minion
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 
@@ -86,6 +87,12 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 		}})
 	}
 	done()
+	if errors.Is(context.Cause(jctx), saltutil.ErrSignalled) {
+		// saltutil.kill_job/term_job: Salt's job process dies by the
+		// signal and returns nothing.
+		m.log.Info("job stopped by a signal, no return", "jid", job.JID)
+		return
+	}
 	ret := &protocol.Return{ID: m.id, Success: res.Retcode == 0, Return: res.Return, Retcode: res.Retcode,
 		JID: job.JID, Fun: job.Fun, FunArgs: job.Arg, User: job.User, MasterID: job.MasterID, Out: res.Out}
 	if md, ok := job.Kwargs.Value("metadata").(*ordered.Map); ok {
