@@ -331,6 +331,23 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("kill_job", func(t *testing.T) {
+		out, _ := c.run("salt", "m2", "test.sleep", "30", "--async")
+		jid := regexp.MustCompile(`\d{20}`).FindString(out)
+		c.waitFor("job running", func() bool {
+			out, _ := c.run("salt", "m2", "saltutil.find_job", jid)
+			return strings.Contains(out, "test.sleep")
+		})
+		out, _ = c.run("salt", "m2", "saltutil.kill_job", jid)
+		if !strings.Contains(out, "Signal 9 sent to job "+jid) {
+			t.Fatalf("kill_job:\n%s", out)
+		}
+		out, _ = c.run("salt", "m2", "saltutil.find_job", jid)
+		if strings.Contains(out, "test.sleep") {
+			t.Fatalf("job still running:\n%s", out)
+		}
+	})
+
 	t.Run("long job outlives the timeout", func(t *testing.T) {
 		out, code := c.run("salt", "m1", "test.sleep", "5", "-t", "1")
 		if code != 0 || !strings.Contains(out, "m1:\n    True") {
