@@ -44,12 +44,18 @@ type Router struct {
 	seq   atomic.Int64
 	// Dropped counts malformed or oversized requests.
 	Dropped atomic.Int64
+	// Skipped counts requests whose peer left before a worker got to them.
+	Skipped atomic.Int64
 }
 
 type routerConn struct {
 	c  *Conn
 	id string
 	mu sync.Mutex
+	// gone is set when the peer disconnected: its queued requests are
+	// skipped, since nobody waits for their replies (a minion that timed
+	// out retries on a new connection).
+	gone atomic.Bool
 }
 
 type task struct {
@@ -121,6 +127,7 @@ func (r *Router) serve(nc net.Conn) {
 	r.conns[rc] = struct{}{}
 	r.mu.Unlock()
 	defer func() {
+		rc.gone.Store(true)
 		r.mu.Lock()
 		delete(r.conns, rc)
 		r.mu.Unlock()
@@ -176,6 +183,10 @@ func (r *Router) work() {
 		case <-r.ctx.Done():
 			return
 		case t := <-r.tasks:
+			if t.rc.gone.Load() {
+				r.Skipped.Add(1)
+				continue
+			}
 			reply := r.h(r.ctx, t.rc.id, t.body)
 			if reply == nil {
 				continue
