@@ -79,13 +79,12 @@ func run(ctx context.Context, hosts, par int, bin string, size, reps, ansibleRep
 	scp := &sshside.Tool{Name: "OpenSSH: xargs -P scp (floor; copies every time)", Reps: reps, Reset: reset,
 		Next: func() (sshside.Command, func()) { return scpCommand(e, in, par), nil }}
 	tools := []*sshside.Tool{scp, brine, ansible}
-	if err := sshside.Compare(ctx, e, tools, timeout); err != nil {
-		return err
-	}
+	// A failed run still leaves the table of what was measured.
+	cerr := sshside.Compare(ctx, e, tools, timeout)
 	fmt.Printf("### %d MiB salt:// file to %d hosts, parallelism %d (medians; Brine and scp %d runs, Ansible %d)\n\n",
 		size, hosts, par, reps, ansibleReps)
 	sshside.Print(os.Stdout, tools)
-	return nil
+	return cerr
 }
 
 type inputs struct{ artifact, playbook, ips string }

@@ -62,13 +62,12 @@ func run(ctx context.Context, hosts, par int, bin string, reps, ansibleReps int,
 		return err
 	}
 	tools := []*sshside.Tool{brineTool(ctx, e, bin, par, reps), ansibleTool(e, bin, par, playbook, ansibleReps)}
-	if err := sshside.Compare(ctx, e, tools, timeout); err != nil {
-		return err
-	}
+	// A failed run still leaves the table of what was measured.
+	cerr := sshside.Compare(ctx, e, tools, timeout)
 	fmt.Printf("### `state.apply` of a 20-state SLS on %d hosts, parallelism %d (medians; Brine %d runs, Ansible %d)\n\n",
 		hosts, par, reps, ansibleReps)
 	sshside.Print(os.Stdout, tools)
-	return nil
+	return cerr
 }
 
 // wipe removes what the states created, through salt-ssh's raw mode.

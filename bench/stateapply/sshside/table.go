@@ -89,8 +89,12 @@ func Print(w io.Writer, tools []*Tool) {
 			fmt.Fprintf(w, "| %s | — | %s | | | | | | | |\n", t.Name, t.Skip)
 			continue
 		}
+		if len(t.second) == 0 {
+			fmt.Fprintf(w, "| %s | — | no completed run | | | | | | | |\n", t.Name)
+			continue
+		}
 		var pf, ps []Sample
-		if peer != nil {
+		if peer != nil && len(peer.second) > 0 {
 			pf, ps = peer.first, peer.second
 		}
 		row(w, t.Name, "first", t.first, pf)
@@ -111,7 +115,7 @@ func Print(w io.Writer, tools []*Tool) {
 func row(w io.Writer, name, run string, xs, peer []Sample) {
 	m := median(xs)
 	ratio := "—"
-	if len(peer) > 0 {
+	if len(peer) > 0 && len(xs) > 0 {
 		ratio = fmt.Sprintf("%.3f", float64(m.Wall)/float64(median(peer).Wall))
 	}
 	walls := make([]time.Duration, len(xs))
