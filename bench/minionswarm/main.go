@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,7 +149,11 @@ func swarm(n int, keydir string, pings, workers int) error {
 	}
 	lastReport := time.Now()
 	for m.Subscribers() < n {
-		if time.Since(start) > 20*time.Minute {
+		if time.Since(start) > 15*time.Minute {
+			if f, err := os.Create(filepath.Join(os.TempDir(), "minionswarm-goroutines.txt")); err == nil {
+				_ = pprof.Lookup("goroutine").WriteTo(f, 1)
+				f.Close()
+			}
 			return fmt.Errorf("only %d of %d minions connected", m.Subscribers(), n)
 		}
 		if time.Since(lastReport) > 10*time.Second {
