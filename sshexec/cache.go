@@ -62,6 +62,17 @@ func (c *GrainsCache) Get(id string) (*ordered.Map, bool) {
 	return m, c.now().Sub(st.ModTime()) < c.Life
 }
 
+// Fresh reports whether id has an entry younger than Life, without
+// reading it.
+func (c *GrainsCache) Fresh(id string) bool {
+	p, err := c.path(id)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && c.now().Sub(st.ModTime()) < c.Life
+}
+
 // Put stores the grains of id, atomically: a reader never sees half a file.
 func (c *GrainsCache) Put(id string, grains *ordered.Map) error {
 	p, err := c.path(id)

@@ -19,8 +19,11 @@ func TestGrainsCache(t *testing.T) {
 	if !fresh || g.Value("os") != "Debian" || g.Value("num_cpus") != 2 {
 		t.Fatalf("got %v fresh=%v", g, fresh)
 	}
+	if !c.Fresh("web1") {
+		t.Error("new entry not fresh")
+	}
 	c.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
-	if _, fresh := c.Get("web1"); fresh {
+	if _, fresh := c.Get("web1"); fresh || c.Fresh("web1") {
 		t.Error("entry older than cache_life reported fresh")
 	}
 	if err := c.Forget("web1"); err != nil {

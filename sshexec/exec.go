@@ -395,7 +395,7 @@ func (e *Executor) payload(ctx context.Context, t *roster.Target, thinDir string
 		}
 	}
 	if e.opts.Grains != nil {
-		if _, fresh := e.opts.Grains.Get(t.ID); !fresh || job.RefreshGrains {
+		if !e.opts.Grains.Fresh(t.ID) || job.RefreshGrains {
 			if fj.Data == nil {
 				fj.Data = ordered.New()
 			}

@@ -48,13 +48,14 @@ func main() {
 	reps := flag.Int("reps", 5, "repetitions of each fast command")
 	ansibleReps := flag.Int("ansible-reps", 3, "repetitions of each Ansible command")
 	par := flag.Int("P", 100, "parallelism for every tool")
+	peers := flag.Bool("peers", true, "also run OpenSSH and Ansible (slow)")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			fatal(err)
 		}
-		if err := benchSize(n, *bin, *floorBin, *reps, *ansibleReps, *par); err != nil {
+		if err := benchSize(n, *bin, *floorBin, *reps, *ansibleReps, *par, *peers); err != nil {
 			fatal(err)
 		}
 	}
@@ -65,7 +66,7 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
-func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int) error {
+func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bool) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "sshbench-")
 	if err != nil {
@@ -108,6 +109,9 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int) error {
 		{name: "OpenSSH: xargs -P ssh host true", cmd: []string{"sh", "-c", fmt.Sprintf("xargs -P %d -I{} %s < %s", par, sshCmd, files.ips)}, reps: reps},
 		{name: "Ansible -m ping", cmd: ansible("-m", "ping"), env: ansibleEnv, reps: ansibleReps, tolerant: true},
 		{name: "Ansible -m command -a 'uname -r'", cmd: ansible("-m", "command", "-a", "uname -r"), env: ansibleEnv, reps: ansibleReps, tolerant: true},
+	}
+	if !peers {
+		scenarios = scenarios[:5]
 	}
 	// Warm the thin binary once so the warm rows start warm.
 	if out, err := command(saltSSH("*", "test.ping")).CombinedOutput(); err != nil {

@@ -46,13 +46,45 @@ func newHostKeys(cfg *Config) (*hostKeys, error) {
 		return nil, err
 	}
 	h.file, h.global = file, cfg.globalKnownHosts()
-	if h.db, err = loadKnownHosts(h.files()...); err != nil {
+	if h.db, h.caLines, err = parsedKnownHosts(h.files()); err != nil {
 		return nil, err
 	}
-	h.caLines = certAuthorityLines(h.files())
 	known, ca := h.knownKeys()
 	h.algos = hostKeyAlgorithms(known, ca)
 	return h, nil
+}
+
+// parsed caches the known_hosts databases of this process, keyed by the
+// files' names, sizes and modification times: a run over a hundred hosts
+// parses the file once instead of once per host, and a key recorded by
+// -i (which changes the file) makes the next dial parse it again.
+var parsed struct {
+	sync.Mutex
+	key string
+	db  ssh.HostKeyCallback
+	ca  map[string]bool
+}
+
+func parsedKnownHosts(files []string) (ssh.HostKeyCallback, map[string]bool, error) {
+	var key strings.Builder
+	for _, f := range files {
+		key.WriteString(f)
+		if st, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&key, "|%d|%d", st.Size(), st.ModTime().UnixNano())
+		}
+		key.WriteByte(0)
+	}
+	parsed.Lock()
+	defer parsed.Unlock()
+	if parsed.key == key.String() && parsed.ca != nil {
+		return parsed.db, parsed.ca, nil
+	}
+	db, err := loadKnownHosts(files...)
+	if err != nil {
+		return nil, nil, err
+	}
+	parsed.key, parsed.db, parsed.ca = key.String(), db, certAuthorityLines(files)
+	return db, parsed.ca, nil
 }
 
 // certAuthorityLines finds the @cert-authority lines of files.
