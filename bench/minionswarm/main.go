@@ -40,6 +40,7 @@ func main() {
 	keydir := flag.String("keydir", filepath.Join(os.TempDir(), "minionswarm-keys"), "where minion keys are kept between runs")
 	pings := flag.Int("pings", 3, "test.ping rounds per size")
 	workers := flag.Int("workers", 5, "master worker_threads")
+	ramp := flag.Int("ramp", 0, "start at most this many minions per second (0: all at once)")
 	flag.Parse()
 	raiseNoFile()
 	for _, f := range strings.Split(*ns, ",") {
@@ -48,7 +49,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		if err := swarm(n, *keydir, *pings, *workers); err != nil {
+		if err := swarm(n, *keydir, *pings, *workers, *ramp); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -98,7 +99,7 @@ func keys(dir string, n int) ([]*rsa.PrivateKey, error) {
 	return out, nil
 }
 
-func swarm(n int, keydir string, pings, workers int) error {
+func swarm(n int, keydir string, pings, workers, ramp int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
@@ -146,6 +147,9 @@ func swarm(n int, keydir string, pings, workers int) error {
 			defer wg.Done()
 			_ = mn.Run(ctx)
 		}()
+		if ramp > 0 && i%ramp == ramp-1 {
+			time.Sleep(time.Second)
+		}
 	}
 	lastReport := time.Now()
 	for m.Subscribers() < n {
