@@ -17,6 +17,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -41,15 +43,26 @@ func main() {
 	pings := flag.Int("pings", 3, "test.ping rounds per size")
 	workers := flag.Int("workers", 5, "master worker_threads")
 	ramp := flag.Int("ramp", 0, "start at most this many minions per second (0: all at once)")
+	split := flag.Bool("split", false, "run the master in a child process (each process then needs half the file descriptors)")
+	serve := flag.String("serve-master", "", "internal: run only the master with this directory")
+	pubPort := flag.Int("pub", 0, "internal: publish port for -serve-master")
+	retPort := flag.Int("ret", 0, "internal: ret port for -serve-master")
 	flag.Parse()
 	raiseNoFile()
+	if *serve != "" {
+		if err := serveMaster(*serve, *pubPort, *retPort, *workers); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	for _, f := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		if err := swarm(n, *keydir, *pings, *workers, *ramp); err != nil {
+		if err := swarm(n, *keydir, *pings, *workers, *ramp, *split); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -99,7 +112,7 @@ func keys(dir string, n int) ([]*rsa.PrivateKey, error) {
 	return out, nil
 }
 
-func swarm(n int, keydir string, pings, workers, ramp int) error {
+func swarm(n int, keydir string, pings, workers, ramp int, split bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
@@ -113,20 +126,17 @@ func swarm(n int, keydir string, pings, workers, ramp int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	mo := master.DefaultOptions()
-	mo.Interface, mo.PublishPort, mo.RetPort, mo.WorkerThreads = "127.0.0.1", freePort(), freePort(), workers
-	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
-	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
-	mo.Auth.AutoAccept = true
-	mo.Timeout = 60 * time.Second
-	m, err := master.New(mo, slog.New(slog.DiscardHandler))
+	mo := masterOptions(dir, freePort(), freePort(), workers)
+	var b backend
+	if split {
+		b, err = startChild(ctx, dir, mo)
+	} else {
+		b, err = startInProcess(ctx, mo)
+	}
 	if err != nil {
 		return err
 	}
-	if err := m.Start(ctx); err != nil {
-		return err
-	}
-	defer m.Stop()
+	defer b.stop()
 
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -152,16 +162,16 @@ func swarm(n int, keydir string, pings, workers, ramp int) error {
 		}
 	}
 	lastReport := time.Now()
-	for m.Subscribers() < n {
+	for b.connected() < n {
 		if time.Since(start) > 15*time.Minute {
 			if f, err := os.Create(filepath.Join(os.TempDir(), "minionswarm-goroutines.txt")); err == nil {
 				_ = pprof.Lookup("goroutine").WriteTo(f, 1)
 				f.Close()
 			}
-			return fmt.Errorf("only %d of %d minions connected", m.Subscribers(), n)
+			return fmt.Errorf("only %d of %d minions connected", b.connected(), n)
 		}
 		if time.Since(lastReport) > 10*time.Second {
-			fmt.Fprintf(os.Stderr, "  %s: %d of %d minions connected\n", time.Since(start).Round(time.Second), m.Subscribers(), n)
+			fmt.Fprintf(os.Stderr, "  %s: %d of %d minions connected\n", time.Since(start).Round(time.Second), b.connected(), n)
 			lastReport = time.Now()
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -172,7 +182,7 @@ func swarm(n int, keydir string, pings, workers, ramp int) error {
 	fmt.Printf("minions=%d keys=%s connect_all=%s goroutines=%d heap=%dMiB\n", n, keyTime.Round(time.Millisecond),
 		connect.Round(time.Millisecond), runtime.NumGoroutine(), ms.HeapAlloc>>20)
 	for r := range pings {
-		got, expected, first, last, err := ping(ctx, m, n)
+		got, expected, first, last, err := b.ping(ctx)
 		if err != nil {
 			return err
 		}
@@ -180,26 +190,67 @@ func swarm(n int, keydir string, pings, workers, ramp int) error {
 			first.Round(time.Microsecond), last.Round(time.Microsecond))
 	}
 	cancel()
-	m.Stop()
+	b.stop()
 	wg.Wait()
 	return nil
 }
 
+// backend is the master the swarm talks to: in this process, or in a
+// child process reached through its local socket.
+type backend interface {
+	connected() int
+	ping(ctx context.Context) (got, expected int, first, last time.Duration, err error)
+	stop()
+}
+
+func masterOptions(dir string, pub, ret, workers int) master.Options {
+	mo := master.DefaultOptions()
+	mo.Interface, mo.PublishPort, mo.RetPort, mo.WorkerThreads = "127.0.0.1", pub, ret, workers
+	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
+	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
+	mo.Auth.AutoAccept = true
+	mo.Timeout = 60 * time.Second
+	return mo
+}
+
+type inProcess struct{ m *master.Master }
+
+func startInProcess(ctx context.Context, mo master.Options) (*inProcess, error) {
+	m, err := master.New(mo, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Start(ctx); err != nil {
+		return nil, err
+	}
+	return &inProcess{m: m}, nil
+}
+
+func (b *inProcess) connected() int { return b.m.Subscribers() }
+func (b *inProcess) stop()          { b.m.Stop() }
+
 // ping publishes test.ping to every minion and times the first and the
 // last return from the moment of publishing.
-func ping(ctx context.Context, m *master.Master, n int) (got, expected int, first, last time.Duration, err error) {
-	ch, unsub := m.Bus().Subscribe()
+func (b *inProcess) ping(ctx context.Context) (got, expected int, first, last time.Duration, err error) {
+	ch, unsub := b.m.Bus().Subscribe()
 	defer unsub()
 	t0 := time.Now()
-	jid, minions, err := m.Publish(master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
+	jid, minions, err := b.m.Publish(master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
+	return collect(ctx, ch, jid, len(minions), t0)
+}
+
+func collect(ctx context.Context, ch <-chan master.Event, jid string, n int, t0 time.Time) (got, expected int, first, last time.Duration, err error) {
 	prefix := "salt/job/" + jid + "/ret/"
 	timeout := time.After(2 * time.Minute)
-	for got < len(minions) {
+	for got < n {
 		select {
-		case ev := <-ch:
+		case ev, ok := <-ch:
+			if !ok {
+				return got, n, first, last, fmt.Errorf("event stream closed")
+			}
 			if strings.HasPrefix(ev.Tag, prefix) {
 				got++
 				d := time.Since(t0)
@@ -209,12 +260,100 @@ func ping(ctx context.Context, m *master.Master, n int) (got, expected int, firs
 				last = d
 			}
 		case <-timeout:
-			return got, len(minions), first, last, nil
+			return got, n, first, last, nil
 		case <-ctx.Done():
-			return got, len(minions), first, last, ctx.Err()
+			return got, n, first, last, ctx.Err()
 		}
 	}
-	return got, len(minions), first, last, nil
+	return got, n, first, last, nil
+}
+
+// child is a master in a child process; connected counts the minions
+// whose salt/minion/<id>/start event arrived (sent after sign-in, just
+// before the minion subscribes).
+type child struct {
+	cmd    *exec.Cmd
+	sock   string
+	events <-chan master.Event
+	mu     sync.Mutex
+	ids    map[string]bool
+	rets   chan master.Event
+}
+
+func startChild(ctx context.Context, dir string, mo master.Options) (*child, error) {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-serve-master", dir, "-pub", strconv.Itoa(mo.PublishPort),
+		"-ret", strconv.Itoa(mo.RetPort), "-workers", strconv.Itoa(mo.WorkerThreads))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, sock: mo.LocalSocket(), ids: map[string]bool{}, rets: make(chan master.Event, 100000)}
+	var cl *master.Client
+	for range 300 {
+		var err error
+		if cl, err = master.Dial(ctx, c.sock); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if cl == nil {
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("master child did not start")
+	}
+	ch, err := cl.Events(ctx)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for ev := range ch {
+			if rest, ok := strings.CutPrefix(ev.Tag, "salt/minion/"); ok && strings.HasSuffix(rest, "/start") {
+				c.mu.Lock()
+				c.ids[strings.TrimSuffix(rest, "/start")] = true
+				c.mu.Unlock()
+			} else if strings.Contains(ev.Tag, "/ret/") {
+				c.rets <- ev
+			}
+		}
+		close(c.rets)
+	}()
+	return c, nil
+}
+
+func (c *child) connected() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ids)
+}
+
+func (c *child) ping(ctx context.Context) (got, expected int, first, last time.Duration, err error) {
+	time.Sleep(2 * time.Second) // let the last minions finish subscribing
+	cl, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	defer cl.Close()
+	t0 := time.Now()
+	jid, minions, err := cl.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	return collect(ctx, c.rets, jid, len(minions), t0)
+}
+
+func (c *child) stop() {
+	_ = c.cmd.Process.Signal(os.Interrupt)
+	_ = c.cmd.Wait()
+}
+
+// serveMaster is the child side of -split.
+func serveMaster(dir string, pub, ret, workers int) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	m, err := master.New(masterOptions(dir, pub, ret, workers), slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	return m.Run(ctx)
 }
 
 func freePort() int {
