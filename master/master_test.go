@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -243,5 +244,54 @@ func TestZMQFiltering(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("no broadcast publication")
 		}
+	}
+}
+
+// TestFileServer asks for files over the encrypted request channel.
+func TestFileServer(t *testing.T) {
+	m, ctx := startMaster(t)
+	root := m.o.FileRoots["base"][0]
+	if err := os.MkdirAll(filepath.Join(root, "web"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "web", "index.html"), []byte("hello"), 0o600)
+	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	defer req.Close()
+	mp, sess := signIn(t, ctx, req, "m1")
+	key, _ := mp.Key(2048)
+	ask := func(load *ordered.Map) any {
+		t.Helper()
+		nonce := protocol.NewJID(time.Now()) + "000000000000"
+		rq, _ := crypt.PackageRequest(sess, key, "m1", load, nonce, time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
+		frame, _ := protocol.Marshal(rq)
+		raw, err := req.Do(ctx, frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := sess.Loads(mustBytes(t, raw), nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	r, err := protocol.ParseServeFileReply(ask((&protocol.ServeFileRequest{Path: "salt://web/index.html", Saltenv: "base"}).SaltMap()))
+	if err != nil || string(r.Data) != "hello" || r.Dest != "web/index.html" {
+		t.Fatalf("serve_file: %+v %v", r, err)
+	}
+	r, _ = protocol.ParseServeFileReply(ask((&protocol.ServeFileRequest{Path: "salt://web/index.html", Saltenv: "base", Loc: 5}).SaltMap()))
+	if len(r.Data) != 0 {
+		t.Fatalf("past the end: %+v", r)
+	}
+	r, _ = protocol.ParseServeFileReply(ask((&protocol.ServeFileRequest{Path: "salt://../../etc/passwd", Saltenv: "base"}).SaltMap()))
+	if r.Dest != "" || len(r.Data) != 0 {
+		t.Fatalf("escaped the root: %+v", r)
+	}
+	hl, _ := protocol.FileLoad(protocol.CmdFileHash, "salt://web/index.html", "base", "")
+	if h, _ := ask(hl).(*ordered.Map); h.Value("hsum") != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
+		t.Fatalf("file_hash: %v", h)
+	}
+	ll, _ := protocol.FileLoad(protocol.CmdFileList, "", "base", "")
+	if l, _ := ask(ll).([]any); len(l) != 1 || l[0] != "web/index.html" {
+		t.Fatalf("file_list: %v", l)
 	}
 }
