@@ -92,7 +92,7 @@ func (p scriptParams) invoke(b *strings.Builder) {
 		if p.SudoUser != "" {
 			user = "-u " + shellQuote(p.SudoUser) + " "
 		}
-		fmt.Fprintf(b, "exec sudo -n %s-- \"$B\" %s\n", user, call)
+		fmt.Fprintf(b, "exec sudo -n %s-- %s\"$B\" %s\n", user, p.keepPath(), call)
 		return
 	}
 	sudo := "sudo"
@@ -105,7 +105,19 @@ func (p scriptParams) invoke(b *strings.Builder) {
 	if p.TTY {
 		sudo += " --tty"
 	}
+	if p.SetPath != "" {
+		sudo += " --path \"$PATH\""
+	}
 	fmt.Fprintf(b, "exec \"$B\" %s -- %s\n", sudo, call)
+}
+
+// keepPath carries a roster set_path across sudo, whose env_reset would
+// otherwise replace it with secure_path.
+func (p scriptParams) keepPath() string {
+	if p.SetPath == "" {
+		return ""
+	}
+	return "env PATH=\"$PATH\" "
 }
 
 // probeScript runs the thin binary when this version is present, and

@@ -51,6 +51,7 @@ func runSudo(ctx context.Context, inv *Invocation) int {
 	user := fs.String("u", "", "run as this user instead of root")
 	password := fs.Bool("password", false, "the first line of stdin is the sudo password")
 	tty := fs.Bool("tty", false, "give sudo a controlling terminal (requiretty)")
+	path := fs.String("path", "", "PATH for the command, kept across sudo's env_reset (roster set_path)")
 	if err := fs.Parse(inv.Args); err != nil || fs.NArg() == 0 {
 		fmt.Fprintln(inv.Stderr, "usage: salt-thin sudo [-u user] [--password] [--tty] -- command [args]")
 		return ExUsage
@@ -75,7 +76,11 @@ func runSudo(ctx context.Context, inv *Invocation) int {
 	if *user != "" {
 		args = append(args, "-u", *user)
 	}
-	args = append(append(args, "--", self), fs.Args()...)
+	args = append(args, "--")
+	if *path != "" {
+		args = append(args, "env", "PATH="+*path)
+	}
+	args = append(append(args, self), fs.Args()...)
 	cmd := exec.CommandContext(ctx, "sudo", args...)
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, in, inv.Stdout, inv.Stderr
 	if *tty {

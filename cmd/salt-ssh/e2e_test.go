@@ -469,3 +469,19 @@ func TestE2EPreFlightAndSudoUser(t *testing.T) {
 		t.Errorf("--pre-flight did not run the script again: %q", out)
 	}
 }
+
+func TestE2ESetPathUmaskMinionOpts(t *testing.T) {
+	c := testhosts.New(t, 1)
+	e := newEnv(t, c, true)
+	e.writeRoster(map[string]string{"host1": "  set_path: /opt/brine-extra:$PATH\n  cmd_umask: 0027\n  minion_opts:\n    brine_e2e_opt: from-roster\n"})
+	got, code, stderr := e.saltSSH("host1", "cmd.run", `echo "$PATH"; umask`)
+	out, _ := got["host1"].(string)
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "/opt/brine-extra:") || lines[1] != "0027" {
+		t.Errorf("set_path and cmd_umask: code %d, %q\n%s", code, out, stderr)
+	}
+	got, _, _ = e.saltSSH("host1", "config.get", "brine_e2e_opt")
+	if got["host1"] != "from-roster" {
+		t.Errorf("minion_opts not seen by config.get: %v", got)
+	}
+}

@@ -23,8 +23,8 @@ var Brine = "0.1.0-dev"
 // ThinProtocol numbers the contract between salt-ssh's remote scripts
 // and the thin binary's subcommands. salt-ssh refuses a thin binary built
 // with another number (see ThinMarker) instead of failing on targets.
-const ThinProtocol = 2
+const ThinProtocol = 3
 
 // ThinMarker is embedded in the thin binary so salt-ssh can read its
 // protocol from the file without running it.
-const ThinMarker = "\x00BRINE-THIN-PROTOCOL:2\x00"
+const ThinMarker = "\x00BRINE-THIN-PROTOCOL:3\x00"
