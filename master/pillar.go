@@ -51,7 +51,9 @@ func (m *Master) compilePillar(ctx context.Context, id string, grains, override 
 		r.Default = d
 	}
 	minion := &target.Minion{ID: id, Grains: grains}
-	c := &pillar.Compiler{Files: files, Override: override, Saltenv: env, Log: m.log}
+	popts := opts.Copy() // merge strategy, ext_pillar, with the resolved cachedir
+	popts.Set("cachedir", m.o.CacheDir)
+	c := &pillar.Compiler{Files: files, Override: override, Saltenv: env, Log: m.log, Opts: popts, MinionID: id}
 	c.Render = func(ctx context.Context, src []byte, rel, saltenv, sls string) (any, error) {
 		rr := *r
 		rr.Jinja = func(ctx context.Context, src, name string, vars map[string]any) (string, error) {
