@@ -224,18 +224,24 @@ func manageNew(m Manage, name string, ret *Ret) (*Ret, error) {
 		}
 	}
 	umask := Umask()
+	// newMode is set when the new file's contents are written straight
+	// into it below: Salt touches the file (with these permissions) and
+	// then copies the contents over it; one atomic write with the same
+	// permissions gives the same file with one file creation instead of two.
+	var newMode os.FileMode
 	if m.Source == nil && !m.Test {
 		fileMask := umask
 		if m.Mode != nil {
 			fileMask = 0o077
 		}
-		if err := touchNew(name, fileMask); err != nil {
-			return ret.Fail(fmt.Sprintf("File %s not created", name)), nil
-		}
 		if m.Contents == nil {
+			if err := touchNew(name, fileMask); err != nil {
+				return ret.Fail(fmt.Sprintf("File %s not created", name)), nil
+			}
 			ret.Changes.Set("new", fmt.Sprintf("file %s created", name))
 			ret.Comment = "Empty file"
 		} else {
+			newMode = os.FileMode(0o666 &^ fileMask)
 			ret.Changes.Set("diff", "New file")
 		}
 	}
@@ -247,7 +253,11 @@ func manageNew(m Manage, name string, ret *Ret) (*Ret, error) {
 		data = m.Source.Data
 	}
 	if data != nil || m.Source != nil {
-		if err := CopyFile(data, name, backupMode(m), m.Opts); err != nil {
+		write := func() error { return CopyFile(data, name, backupMode(m), m.Opts) }
+		if newMode != 0 {
+			write = func() error { return writeNew(data, name, newMode) }
+		}
+		if err := write(); err != nil {
 			return ret.Fail(fmt.Sprintf("Failed to commit change: %s", err)), nil
 		}
 	}
@@ -303,6 +313,28 @@ func Umask() uint32 {
 	old := syscall.Umask(0o022)
 	syscall.Umask(old)
 	return uint32(old)
+}
+
+// writeNew creates name with data and perm through a temporary file in
+// the same directory, so the file appears whole or not at all.
+func writeNew(data []byte, name string, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
 }
 
 func touchNew(name string, mask uint32) error {
