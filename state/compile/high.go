@@ -92,7 +92,7 @@ func FindName(name, state string, high *ordered.Map, strict bool) [][2]string {
 			if !ok || m.Len() != 1 {
 				continue
 			}
-			if _, val, _ := first(m); Equal(val, name) {
+			if _, val, _ := first(m); ordered.Equal(val, name) {
 				out = append(out, [2]string{str(id), state})
 			}
 		}
@@ -122,7 +122,7 @@ func findSLSIDs(sls any, high *ordered.Map) [][2]string {
 	var out [][2]string
 	high.Range(func(id, v any) bool {
 		b, ok := v.(*ordered.Map)
-		if !ok || !Equal(b.Value("__sls__"), sls) {
+		if !ok || !ordered.Equal(b.Value("__sls__"), sls) {
 			return true
 		}
 		for _, st := range stateKeys(b) {
@@ -204,11 +204,11 @@ func slsExcluded(high *ordered.Map, sls any) bool {
 	for _, e := range ex {
 		switch x := e.(type) {
 		case string:
-			if Equal(x, sls) {
+			if ordered.Equal(x, sls) {
 				return true
 			}
 		case *ordered.Map:
-			if v, ok := x.Get("sls"); ok && modulesTruthy(v) && Equal(v, sls) {
+			if v, ok := x.Get("sls"); ok && modulesTruthy(v) && ordered.Equal(v, sls) {
 				return true
 			}
 		}

@@ -52,7 +52,7 @@ func stateChunks(id any, b *ordered.Map, state string, run any) []Chunk {
 	// Salt iterates a set of functions; verify_high guarantees one.
 	fun := funcs[0]
 	if len(names) == 0 {
-		live := DeepCopy(chunk).(*ordered.Map)
+		live := ordered.DeepCopy(chunk).(*ordered.Map)
 		live.Set("fun", fun)
 		return []Chunk{live}
 	}
@@ -107,7 +107,7 @@ func gatherArgs(chunk Chunk, id any, list []any) (funcs []string, names []any) {
 // nameChunk is the chunk of one `names` entry: a name, or a one-key
 // mapping of the name to a list of extra arguments.
 func nameChunk(chunk Chunk, entry any) Chunk {
-	live := DeepCopy(chunk).(*ordered.Map)
+	live := ordered.DeepCopy(chunk).(*ordered.Map)
 	em, ok := entry.(*ordered.Map)
 	if !ok || em.Len() == 0 {
 		live.Set("name", entry)
@@ -118,7 +118,7 @@ func nameChunk(chunk Chunk, entry any) Chunk {
 	opts, _ := em.Value(k).([]any)
 	for _, o := range opts {
 		if om, ok := o.(*ordered.Map); ok {
-			om.Range(func(ok2, ov any) bool { live.Set(ok2, DeepCopy(ov)); return true })
+			om.Range(func(ok2, ov any) bool { live.Set(ok2, ordered.DeepCopy(ov)); return true })
 		}
 	}
 	return live
@@ -126,7 +126,7 @@ func nameChunk(chunk Chunk, entry any) Chunk {
 
 func containsEqual(l []any, v any) bool {
 	for _, x := range l {
-		if Equal(x, v) {
+		if ordered.Equal(x, v) {
 			return true
 		}
 	}
@@ -179,17 +179,17 @@ func OrderChunks(chunks []Chunk) []Chunk {
 		}
 		if no, ok := c.Get("name_order"); ok {
 			c.Delete("name_order")
-			n, _ := num(no)
-			f, _ := num(c.Value("order"))
+			n, _ := ordered.Number(no)
+			f, _ := ordered.Number(c.Value("order"))
 			c.Set("order", f+n/10000.0)
 		}
-		if f, _ := num(c.Value("order")); f < 0 {
+		if f, _ := ordered.Number(c.Value("order")); f < 0 {
 			c.Set("order", addOrder(capv+1000000, c.Value("order")))
 		}
 	}
 	sort.SliceStable(chunks, func(i, j int) bool {
-		oi, _ := num(chunks[i].Value("order"))
-		oj, _ := num(chunks[j].Value("order"))
+		oi, _ := ordered.Number(chunks[i].Value("order"))
+		oj, _ := ordered.Number(chunks[j].Value("order"))
 		if oi != oj {
 			return oi < oj
 		}
@@ -213,6 +213,6 @@ func addOrder(base float64, o any) any {
 	if i, ok := o.(int); ok {
 		return intOrFloat(base + float64(i))
 	}
-	f, _ := num(o)
+	f, _ := ordered.Number(o)
 	return base + f
 }

@@ -145,7 +145,7 @@ func resolveBareReq(high *ordered.Map, ind any) (*ordered.Map, bool) {
 		for _, st := range stateKeys(b) {
 			for _, j := range argsOf(b, st) {
 				if jm, ok := j.(*ordered.Map); ok {
-					if n, ok := jm.Get("name"); ok && Equal(n, ind) {
+					if n, ok := jm.Get("name"); ok && ordered.Equal(n, ind) {
 						out = ordered.FromPairs(st, idK)
 					}
 				}

@@ -61,7 +61,7 @@ func cleanDuplicateExtends(high *ordered.Map) {
 		em.Range(func(k, v any) bool {
 			item := ordered.FromPairs(k, v)
 			for _, o := range out {
-				if Equal(o, item) {
+				if ordered.Equal(o, item) {
 					return true
 				}
 			}
@@ -84,7 +84,7 @@ func mergeIncluded(high, state *ordered.Map, errs []string) []string {
 		}
 	}
 	state.Range(func(id, v any) bool {
-		if old, ok := high.Get(id); ok && !Equal(old, v) {
+		if old, ok := high.Get(id); ok && !ordered.Equal(old, v) {
 			ob, _ := old.(*ordered.Map)
 			nb, _ := v.(*ordered.Map)
 			errs = append(errs, fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS '%s:%s' and SLS '%s:%s'",

@@ -95,7 +95,7 @@ var staticExt = ExtPillar{Name: "static", VarArgs: true, VarKw: true, Fn: func(_
 
 // echoExt returns the pillar it was given, under "seen".
 var echoExt = ExtPillar{Name: "echo", VarArgs: true, Fn: func(_ context.Context, x *ExtCall) (any, error) {
-	return ordered.FromPairs("seen", compile.DeepCopy(x.Pillar)), nil
+	return ordered.FromPairs("seen", ordered.DeepCopy(x.Pillar)), nil
 }}
 
 func goldenRegistry() *ExtRegistry {

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -89,7 +88,7 @@ func Merge(a, b *ordered.Map) *ordered.Map { return MergeRecurse(a, b, false) }
 // extends the list in a with its items a does not hold yet; anything
 // else in b replaces the value in a.
 func MergeRecurse(a, b *ordered.Map, mergeLists bool) *ordered.Map {
-	return Update(compile.DeepCopy(a).(*ordered.Map), b, mergeLists)
+	return Update(ordered.DeepCopy(a).(*ordered.Map), b, mergeLists)
 }
 
 // Update is dictupdate.update: it merges upd into dest in place and
@@ -110,7 +109,7 @@ func Update(dest, upd *ordered.Map, mergeLists bool) *ordered.Map {
 				return true
 			}
 		}
-		dest.Set(k, compile.DeepCopy(v))
+		dest.Set(k, ordered.DeepCopy(v))
 		return true
 	})
 	return dest
@@ -120,13 +119,13 @@ func Update(dest, upd *ordered.Map, mergeLists bool) *ordered.Map {
 // compared with Python's ==. Duplicates within b are kept, as Salt checks
 // membership against a only.
 func MergeLists(a, b []any) []any {
-	out := compile.DeepCopy(a).([]any)
+	out := ordered.DeepCopy(a).([]any)
 	if out == nil {
 		out = []any{}
 	}
 	for _, x := range b {
 		if !pyIn(x, a) {
-			out = append(out, compile.DeepCopy(x))
+			out = append(out, ordered.DeepCopy(x))
 		}
 	}
 	return out
@@ -134,8 +133,8 @@ func MergeLists(a, b []any) []any {
 
 // shallowUpdate replaces a's top-level keys with b's.
 func shallowUpdate(a, b *ordered.Map) *ordered.Map {
-	out := compile.DeepCopy(a).(*ordered.Map)
-	b.Range(func(k, v any) bool { out.Set(k, compile.DeepCopy(v)); return true })
+	out := ordered.DeepCopy(a).(*ordered.Map)
+	b.Range(func(k, v any) bool { out.Set(k, ordered.DeepCopy(v)); return true })
 	return out
 }
 
@@ -145,9 +144,9 @@ func mergeList(a, b *ordered.Map) *ordered.Map {
 	out := ordered.New()
 	a.Range(func(k, v any) bool {
 		if bv, ok := b.Get(k); ok {
-			out.Set(k, []any{compile.DeepCopy(v), compile.DeepCopy(bv)})
+			out.Set(k, []any{ordered.DeepCopy(v), ordered.DeepCopy(bv)})
 		} else {
-			out.Set(k, compile.DeepCopy(v))
+			out.Set(k, ordered.DeepCopy(v))
 		}
 		return true
 	})
@@ -156,7 +155,7 @@ func mergeList(a, b *ordered.Map) *ordered.Map {
 
 func pyIn(x any, l []any) bool {
 	for _, y := range l {
-		if compile.Equal(x, y) {
+		if ordered.Equal(x, y) {
 			return true
 		}
 	}

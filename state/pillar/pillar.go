@@ -103,7 +103,7 @@ func (c *Compiler) Compile(ctx context.Context) (*ordered.Map, error) {
 	case c.noExt:
 		pillar, errs = c.renderPillar(ctx, matches, s, override, nil)
 	case s.extFirst:
-		ext, eerrs := c.extPillar(ctx, s, compile.DeepCopy(override).(*ordered.Map), nil)
+		ext, eerrs := c.extPillar(ctx, s, ordered.DeepCopy(override).(*ordered.Map), nil)
 		rendered, rerrs := c.renderPillar(WithPillar(ctx, ext), matches, s, override, eerrs)
 		pillar, errs = s.strategy.Merge(ext, rendered), rerrs
 	default:
@@ -160,7 +160,7 @@ func (e envsSource) Envs() []string {
 // renderPillar renders the matched SLS files of every environment and
 // merges them over a copy of the override (render_pillar).
 func (c *Compiler) renderPillar(ctx context.Context, matches *compile.Matches, s settings, override *ordered.Map, errs []string) (*ordered.Map, []string) {
-	pillar := compile.DeepCopy(override).(*ordered.Map)
+	pillar := ordered.DeepCopy(override).(*ordered.Map)
 	for _, env := range matches.Envs {
 		if !c.hasEnv(env) {
 			errs = append(errs, fmt.Sprintf("No matching pillar environment for environment '%s' found", env))

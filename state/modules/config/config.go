@@ -146,7 +146,7 @@ func get(_ context.Context, c *modules.Call) (any, error) {
 		if src == nil {
 			continue
 		}
-		src, _ = grains.DeepCopy(src).(*ordered.Map)
+		src, _ = ordered.DeepCopy(src).(*ordered.Map)
 		if strategy == "overwrite" {
 			src.Range(func(k, v any) bool { data.Set(k, v); return true })
 			continue
@@ -244,13 +244,13 @@ func merge(_ context.Context, c *modules.Call) (any, error) {
 			continue
 		}
 		if !found {
-			ret, found = grains.DeepCopy(tmp), true
+			ret, found = ordered.DeepCopy(tmp), true
 			if _, ok := ret.(string); ok {
 				return ret, nil
 			}
 			continue
 		}
-		ret = combine(ret, grains.DeepCopy(tmp))
+		ret = combine(ret, ordered.DeepCopy(tmp))
 	}
 	if !found {
 		if v, ok := Defaults().Get(value); ok {

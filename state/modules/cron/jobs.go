@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/grains"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -40,7 +39,7 @@ func matched(cron *ordered.Map, cmd string, identifier any) bool {
 
 // needsChange is _needs_change.
 func needsChange(old, new any) bool {
-	if grains.Equal(old, new) {
+	if ordered.Equal(old, new) {
 		return false
 	}
 	if new == "random" {
@@ -268,7 +267,7 @@ func (ct *crontab) setEnv(ctx context.Context, usr, name string, value any) (str
 		if e.Value("name") != name {
 			continue
 		}
-		if grains.Equal(e.Value("value"), value) {
+		if ordered.Equal(e.Value("value"), value) {
 			return "present", nil
 		}
 		if _, err := ct.rmEnv(ctx, usr, name); err != nil {

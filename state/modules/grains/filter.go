@@ -50,7 +50,7 @@ func FilterBy(lookup any, grain string, data *ordered.Map, merge any, def string
 			if !ok {
 				return nil, modules.Errorf("filter_by default and look-up values must both be dictionaries.")
 			}
-			ret = Merge(DeepCopy(bm).(*ordered.Map), rm)
+			ret = Merge(ordered.DeepCopy(bm).(*ordered.Map), rm)
 		}
 	}
 	if merge != nil && modules.Truthy(merge) {
@@ -61,7 +61,7 @@ func FilterBy(lookup any, grain string, data *ordered.Map, merge any, def string
 		if ret == nil {
 			ret = mm
 		} else if rm, ok := ret.(*ordered.Map); ok {
-			ret = Merge(rm, DeepCopy(mm).(*ordered.Map))
+			ret = Merge(rm, ordered.DeepCopy(mm).(*ordered.Map))
 		}
 	}
 	return ret, nil
@@ -81,72 +81,6 @@ func Merge(dst, src *ordered.Map) *ordered.Map {
 		return true
 	})
 	return dst
-}
-
-// DeepCopy copies maps and lists recursively.
-func DeepCopy(v any) any {
-	switch x := v.(type) {
-	case *ordered.Map:
-		c := ordered.New()
-		x.Range(func(k, e any) bool { c.Set(k, DeepCopy(e)); return true })
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = DeepCopy(e)
-		}
-		return c
-	}
-	return v
-}
-
-// Equal is Python's == on the value model (1 == 1.0 == True).
-func Equal(a, b any) bool {
-	switch x := a.(type) {
-	case *ordered.Map:
-		y, ok := b.(*ordered.Map)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		eq := true
-		x.Range(func(k, v any) bool {
-			w, ok := y.Get(k)
-			eq = ok && Equal(v, w)
-			return eq
-		})
-		return eq
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !Equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	if fa, ok := num(a); ok {
-		fb, ok := num(b)
-		return ok && fa == fb
-	}
-	return a == b
-}
-
-func num(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	}
-	return 0, false
 }
 
 // Fnmatch is Python's fnmatch.fnmatchcase: * and ? match any character

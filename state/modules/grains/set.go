@@ -24,7 +24,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 	}
 	ret := ordered.FromPairs("comment", "", "changes", ordered.New(), "result", true)
 	existing, exists := Traverse(env.Grains, key, delim)
-	if exists && Equal(existing, val) && (val != nil || !destructive) {
+	if exists && ordered.Equal(existing, val) && (val != nil || !destructive) {
 		ret.Set("comment", "Grain is already set")
 		return ret, nil
 	}
@@ -40,7 +40,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 	for strings.Contains(key, delim) {
 		i := strings.LastIndex(key, delim)
 		parent, rest := key[:i], key[i+len(delim):]
-		cur := DeepCopy(get1(env.Grains, parent, ordered.New(), delim))
+		cur := ordered.DeepCopy(get1(env.Grains, parent, ordered.New(), delim))
 		switch x := cur.(type) {
 		case *ordered.Map:
 			if value == nil && destructive {
@@ -51,7 +51,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 		case []any:
 			updated := false
 			for i, item := range x {
-				if Equal(item, rest) {
+				if ordered.Equal(item, rest) {
 					x[i] = ordered.FromPairs(rest, value)
 					updated = true
 				} else if m, ok := item.(*ordered.Map); ok && m.Has(rest) {
@@ -64,7 +64,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 			}
 			cur = x
 		default:
-			if Equal(cur, rest) || force {
+			if ordered.Equal(cur, rest) || force {
 				cur = ordered.FromPairs(rest, value)
 			} else {
 				return fail(ret, fmt.Sprintf("The key '%s' value is '%s', which is different from the provided key '%s'. Use 'force=True' to overwrite.", parent, pyStr(cur), rest)), nil

@@ -90,9 +90,9 @@ func appendFn(_ context.Context, c *modules.Call) (any, error) {
 	if !ok {
 		return fmt.Sprintf("The key %s is not a valid list", key), nil
 	}
-	list = DeepCopy(list).([]any)
+	list = ordered.DeepCopy(list).([]any)
 	for _, e := range list {
-		if Equal(e, val) {
+		if ordered.Equal(e, val) {
 			return fmt.Sprintf("The val %s was already in the list %s", pyStr(val), key), nil
 		}
 	}
@@ -113,7 +113,7 @@ func remove(_ context.Context, c *modules.Call) (any, error) {
 	}
 	idx := -1
 	for i, e := range list {
-		if Equal(e, val) {
+		if ordered.Equal(e, val) {
 			idx = i
 			break
 		}
@@ -134,7 +134,7 @@ func nest(grains *ordered.Map, key string, value any, delim string) (string, any
 		parent, rest := key[:i], key[i+len(delim):]
 		m, ok := get1(grains, parent, nil, delim).(*ordered.Map)
 		if ok {
-			m = DeepCopy(m).(*ordered.Map)
+			m = ordered.DeepCopy(m).(*ordered.Map)
 		} else {
 			m = ordered.New()
 		}

@@ -206,59 +206,11 @@ func isList(v any) bool { _, ok := v.([]any); return ok }
 // containsEqual is Python's `x in list`, where 1 == 1.0 == True.
 func containsEqual(list []any, x any) bool {
 	for _, e := range list {
-		if pyEqual(e, x) {
+		if ordered.Equal(e, x) {
 			return true
 		}
 	}
 	return false
-}
-
-func pyEqual(a, b any) bool {
-	if fa, ok := number(a); ok {
-		fb, ok := number(b)
-		return ok && fa == fb
-	}
-	switch x := a.(type) {
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !pyEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *ordered.Map:
-		y, ok := b.(*ordered.Map)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		eq := true
-		x.Range(func(k, v any) bool {
-			w, ok := y.Get(k)
-			eq = ok && pyEqual(v, w)
-			return eq
-		})
-		return eq
-	}
-	return a == b
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }
 
 func deepCopy(v any) any {

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/render"
@@ -22,7 +21,7 @@ func (m *module) high(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return j.callHigh(ctx, compile.DeepCopy(data).(*ordered.Map))
+	return j.callHigh(ctx, ordered.DeepCopy(data).(*ordered.Map))
 }
 
 // templateStr renders a string as an SLS and runs it (state.template_str).

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/modules"
 	statemod "github.com/brinesalt/brine/state/modules/state"
 	"github.com/brinesalt/brine/state/ordered"
@@ -244,7 +243,7 @@ func mergeDefault(c *modules.Call, p *ordered.Map, key, delim string, def any, m
 			v = ordered.New()
 		}
 		if m, isMap := v.(*ordered.Map); isMap {
-			return pillar.Update(compile.DeepCopy(d).(*ordered.Map), m, mergeLists), true
+			return pillar.Update(ordered.DeepCopy(d).(*ordered.Map), m, mergeLists), true
 		}
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is a dict, but the returned pillar value (%s) is of type '%s'. Merge will be skipped.",
 			modules.PyRepr(d), modules.PyRepr(v), pyType(v)))

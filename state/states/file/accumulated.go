@@ -89,7 +89,7 @@ func accumulated(_ context.Context, c *states.Call) (*states.Result, error) {
 
 func containsValue(l []any, v any) bool {
 	for _, x := range l {
-		if pyEqual(x, v) {
+		if ordered.Equal(x, v) {
 			return true
 		}
 	}

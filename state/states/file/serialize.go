@@ -95,7 +95,7 @@ func serialize(ctx context.Context, c *states.Call) (*states.Result, error) {
 			existing = om
 			if dm, ok := dataset.(*ordered.Map); ok {
 				merged = mergeRecurse(om, dm)
-				if pyEqual(existing, merged) {
+				if ordered.Equal(existing, merged) {
 					r.Comment = fmt.Sprintf("The file %s is in the correct state", name)
 					return r, nil
 				}
@@ -161,7 +161,7 @@ func recursiveDiff(current, past *ordered.Map) *ordered.Map {
 		switch {
 		case !ok:
 			out.Set(k, ordered.FromPairs("new", v, "old", "<_null_>"))
-		case !pyEqual(v, old):
+		case !ordered.Equal(v, old):
 			cm, cok := v.(*ordered.Map)
 			pm, pok := old.(*ordered.Map)
 			if cok && pok {
@@ -175,54 +175,4 @@ func recursiveDiff(current, past *ordered.Map) *ordered.Map {
 		return true
 	})
 	return out
-}
-
-// pyEqual is Python's == for the value model: dicts regardless of key
-// order, numbers across int, float and bool.
-func pyEqual(a, b any) bool {
-	switch x := a.(type) {
-	case *ordered.Map:
-		y, ok := b.(*ordered.Map)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		eq := true
-		x.Range(func(k, v any) bool {
-			w, ok := y.Get(k)
-			eq = ok && pyEqual(v, w)
-			return eq
-		})
-		return eq
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !pyEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	if fa, ok := number(a); ok {
-		fb, ok := number(b)
-		return ok && fa == fb
-	}
-	return a == b
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	}
-	return 0, false
 }
