@@ -82,6 +82,11 @@ type Plan struct {
 	Return  any
 	Retcode int
 	Out     string
+
+	// Uploads are files the host needs in its content cache
+	// (<thin_dir>/files/<sha256>), by sha256, with their local paths;
+	// the executor sends those the host lacks before the run.
+	Uploads map[string]string
 }
 
 // Options configure an Executor.
@@ -292,6 +297,14 @@ func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, 
 	}
 	if plan.Done {
 		return Result{ID: t.ID, Return: plan.Return, Retcode: plan.Retcode, Out: plan.Out}
+	}
+	if len(plan.Uploads) > 0 {
+		start := time.Now()
+		err := e.fillCache(ctx, conn, t, plan.Uploads)
+		tm.Upload += time.Since(start)
+		if err != nil {
+			return failure(t.ID, err, 1)
+		}
 	}
 	run := Job{JID: job.JID, Fun: plan.Fun, Arg: plan.Arg, Kwarg: plan.Kwarg,
 		Pillar:        func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Pillar, nil },

@@ -2,7 +2,9 @@ package thin
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,12 +25,19 @@ import (
 type fileClient struct {
 	shipped *ordered.Map
 	roots   *ordered.Map
+	// cache is <thin_dir>/files, where salt-ssh puts large files once,
+	// named by their sha256; a shipped entry {"sha256": …} points there.
+	cache string
 }
 
 func newFileClient(job *frame.Job, opts *ordered.Map) modules.FileClient {
 	shipped, _ := job.Data.Value("files").(*ordered.Map)
 	roots, _ := opts.Value("file_roots").(*ordered.Map)
-	return &fileClient{shipped: shipped, roots: roots}
+	c := &fileClient{shipped: shipped, roots: roots}
+	if d, ok := opts.Value("thin_dir").(string); ok && d != "" {
+		c.cache = filepath.Join(d, "files")
+	}
+	return c
 }
 
 // Get implements modules.FileClient.
@@ -46,7 +55,7 @@ func (c *fileClient) Get(_ context.Context, url, saltenv string) ([]byte, error)
 	rel = strings.TrimPrefix(path.Clean("/"+rel), "/")
 	if files, ok := c.shipped.Value(env).(*ordered.Map); ok {
 		if v, ok := files.Get(rel); ok {
-			return decodeShipped(v)
+			return c.decodeShipped(v)
 		}
 	}
 	dirs, _ := c.roots.Value(env).([]any)
@@ -63,11 +72,14 @@ func (c *fileClient) Get(_ context.Context, url, saltenv string) ([]byte, error)
 	return nil, fmt.Errorf("get %s in saltenv %s: %w", url, env, fs.ErrNotExist)
 }
 
-func decodeShipped(v any) ([]byte, error) {
+func (c *fileClient) decodeShipped(v any) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
 		return []byte(x), nil
 	case *ordered.Map:
+		if sum, ok := x.Value("sha256").(string); ok {
+			return c.cached(sum)
+		}
 		s, _ := x.Value("base64").(string)
 		return base64.StdEncoding.DecodeString(s)
 	}
@@ -86,4 +98,20 @@ func parseSaltURL(url string) (rel, env string) {
 		}
 	}
 	return rel, env
+}
+
+// cached reads a file salt-ssh placed in the thin_dir's content cache and
+// checks it is the one the job names.
+func (c *fileClient) cached(sum string) ([]byte, error) {
+	if c.cache == "" || len(sum) != 64 || strings.ContainsAny(sum, "/.") {
+		return nil, fmt.Errorf("cached file %q: %w", sum, fs.ErrNotExist)
+	}
+	b, err := os.ReadFile(filepath.Join(c.cache, sum))
+	if err != nil {
+		return nil, err
+	}
+	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
+		return nil, fmt.Errorf("cached file %s: checksum mismatch", sum)
+	}
+	return b, nil
 }

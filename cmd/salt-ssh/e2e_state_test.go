@@ -58,6 +58,10 @@ static:
   file.managed:
     - name: /var/tmp/app/static.bin
     - source: salt://app/static.bin
+big:
+  file.managed:
+    - name: /var/tmp/app/big.bin
+    - source: salt://app/big.bin
 {% if grains['id'] == 'host1' %}
 only-on-host1:
   cmd.run:
@@ -67,6 +71,7 @@ only-on-host1:
 `,
 		"salt/app/config.j2":  "{{ greeting }} from {{ grains['id'] }} ({{ grains['os_family'] }})\n",
 		"salt/app/static.bin": "\x00\x01binary\xff",
+		"salt/app/big.bin":    strings.Repeat("0123456789abcdef", 40<<10), // 640 KiB: sent once to the content cache
 		"pillar/top.sls":      "base:\n  host1:\n    - one\n  host2:\n    - two\n",
 		"pillar/one.sls":      "secret: s3cret-for-host1-only\n",
 		"pillar/two.sls":      "secret: s3cret-for-host2-only\n",
@@ -77,7 +82,7 @@ only-on-host1:
 	if code != 0 || len(got) != 2 {
 		t.Fatalf("state.apply: code %d, %v\n%s", code, got, stderr)
 	}
-	for id, want := range map[string]int{"host1": 5, "host2": 4} {
+	for id, want := range map[string]int{"host1": 6, "host2": 5} {
 		states, _ := got[id].(map[string]any)
 		if len(states) != want {
 			t.Errorf("%s ran %d states, want %d: %v", id, len(states), want, states)
@@ -119,8 +124,23 @@ only-on-host1:
 		t.Errorf("host1's pillar left on its disk in %s", leak)
 	}
 
-	// Second run: nothing changes.
+	if s := read("host2", "/var/tmp/app/big.bin"); len(s) != 640<<10 {
+		t.Errorf("big file on host2 has %d bytes", len(s))
+	}
+	cacheInode := func() string {
+		out, err := c.Exec(ctx, "host1", "ls -i /var/tmp/.brine_*_salt/files/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	before := cacheInode()
+
+	// Second run: nothing changes, and the big file is not sent again.
 	got, code, _ = e.saltSSH("*", "state.apply")
+	if after := cacheInode(); after != before || !strings.Contains(before, " ") {
+		t.Errorf("content cache changed on an unchanged run: %q -> %q", before, after)
+	}
 	for id, v := range got {
 		for tag, s := range v.(map[string]any) {
 			if r := s.(map[string]any); len(r["changes"].(map[string]any)) != 0 {

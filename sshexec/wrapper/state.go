@@ -7,12 +7,17 @@ package wrapper
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/brinesalt/brine/sshexec"
@@ -47,7 +52,15 @@ type States struct {
 	States *states.Registry
 	Funcs  *modules.Registry // the functions known locally; modules.Default
 	Log    *slog.Logger
+
+	sums sync.Map // path|size|mtime → sha256, so each large file is hashed once a run
 }
+
+// inlineMax is the largest file that travels inside the job; larger ones
+// go once to the host's content cache (<thin_dir>/files/<sha256>) over
+// SFTP, so an unchanged re-run sends nothing and the controller never
+// holds a big file in memory per host.
+const inlineMax = 256 << 10
 
 // Plan returns the executor's planner for one call of fun.
 func (s *States) Plan(fun string, args []any, kwargs *ordered.Map) func(context.Context, *sshexec.Host) (*sshexec.Plan, error) {
@@ -69,13 +82,13 @@ func (s *States) Plan(fun string, args []any, kwargs *ordered.Map) func(context.
 			rc, _ := env.Context["retcode"].(int)
 			return &sshexec.Plan{Done: true, Return: pr.Done, Retcode: rc, Out: out}, nil
 		}
-		files, err := s.files(ctx, pr.High)
+		files, uploads, err := s.files(ctx, pr.High)
 		if err != nil {
 			return nil, err
 		}
 		return &sshexec.Plan{
 			Fun: "state.high", Arg: []any{pr.High}, Kwarg: ordered.FromPairs("test", pr.Test),
-			Pillar: pr.Pillar, Data: ordered.FromPairs("files", files), Out: out,
+			Pillar: pr.Pillar, Data: ordered.FromPairs("files", files), Out: out, Uploads: uploads,
 		}, nil
 	}
 }
@@ -121,13 +134,15 @@ func (s *States) registry(env *modules.Env, h *sshexec.Host) *modules.Registry {
 
 // files collects the salt:// files the high data refers to (Salt's
 // lowstate_file_refs), whole directories included, keyed by saltenv and
-// path as the thin binary's file client reads them.
-func (s *States) files(ctx context.Context, high *ordered.Map) (*ordered.Map, error) {
+// path as the thin binary's file client reads them. Small files travel
+// inline; large ones by sha256, with their local paths in uploads.
+func (s *States) files(ctx context.Context, high *ordered.Map) (*ordered.Map, map[string]string, error) {
 	roots, order := fileRoots(s.Opts)
 	fc := fileclient.New(roots, order)
 	refs := map[string]map[string]bool{}
 	walkRefs(high, "base", refs)
 	out := ordered.New()
+	uploads := map[string]string{}
 	envs := make([]string, 0, len(refs))
 	for e := range refs {
 		envs = append(envs, e)
@@ -142,18 +157,59 @@ func (s *States) files(ctx context.Context, high *ordered.Map) (*ordered.Map, er
 				if f != rel && !strings.HasPrefix(f, rel+"/") {
 					continue
 				}
-				b, ok, err := fc.ReadFile(ctx, f, saltenv)
+				entry, local, err := s.entry(ctx, fc, f, saltenv)
 				if err != nil {
-					return nil, fmt.Errorf("read salt://%s: %w", f, err)
+					return nil, nil, err
 				}
-				if ok {
-					files.Set(f, shipped(b))
+				if entry == nil {
+					continue
+				}
+				files.Set(f, entry)
+				if local != "" {
+					uploads[entry.(*ordered.Map).Value("sha256").(string)] = local
 				}
 			}
 		}
 		out.Set(saltenv, files)
 	}
-	return out, nil
+	return out, uploads, nil
+}
+
+// entry is one file's job entry: its content, or for a large file its
+// sha256 and the local path to send it from.
+func (s *States) entry(ctx context.Context, fc *fileclient.Client, rel, saltenv string) (any, string, error) {
+	local := fc.LocalPath("salt://"+rel, saltenv)
+	st, err := os.Stat(local)
+	if err != nil {
+		return nil, "", nil
+	}
+	if st.Size() <= inlineMax {
+		b, ok, err := fc.ReadFile(ctx, rel, saltenv)
+		if err != nil {
+			return nil, "", fmt.Errorf("read salt://%s: %w", rel, err)
+		}
+		if !ok {
+			return nil, "", nil
+		}
+		return shipped(b), "", nil
+	}
+	key := fmt.Sprintf("%s|%d|%d", local, st.Size(), st.ModTime().UnixNano())
+	sum, ok := s.sums.Load(key)
+	if !ok {
+		f, err := os.Open(local)
+		if err != nil {
+			return nil, "", fmt.Errorf("read salt://%s: %w", rel, err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("read salt://%s: %w", rel, err)
+		}
+		sum = hex.EncodeToString(h.Sum(nil))
+		s.sums.Store(key, sum)
+	}
+	return ordered.FromPairs("sha256", sum, "size", int(st.Size())), local, nil
 }
 
 // shipped encodes file content for the job: text as is, bytes in base64.
