@@ -109,16 +109,11 @@ func (r *Runner) checkRequisite(low Chunk, pre bool) (string, reqSet) {
 			if !ok || val == nil {
 				continue
 			}
-			found := false
-			for _, c := range r.chunks {
-				if matches(c, key, val) {
-					found = true
-					reqs.m[kind] = append(reqs.m[kind], c)
-				}
-			}
-			if !found {
+			found := r.referenced(key, val)
+			if len(found) == 0 {
 				return "unmet", reqs
 			}
+			reqs.m[kind] = append(reqs.m[kind], found...)
 		}
 	}
 	fun := map[string]bool{}

@@ -42,6 +42,7 @@ type Runner struct {
 	active   map[string]bool
 	running  *Results
 	chunks   []Chunk
+	index    chunkIndex
 	failhard bool
 	fatal    error
 }
@@ -93,6 +94,7 @@ func (r *Runner) init(chunks []Chunk) {
 		r.pre = map[string]*ordered.Map{}
 	}
 	r.chunks = chunks
+	r.index = chunkIndex{}
 	r.running = NewResults()
 	r.active = map[string]bool{}
 	r.failhard = false
