@@ -153,53 +153,9 @@ func init() {
 
 func (m *Master) apply(raw *ordered.Map, log *slog.Logger) error {
 	m.Raw = raw
-	var errs []string
+	r := &reader{raw: raw}
 	var unknown []string
-	str := func(key string, dst *string) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			*dst = ordered.KeyString(v)
-		}
-	}
-	num := func(key string, dst *int) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			n, err := toInt(v)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
-				return
-			}
-			*dst = n
-		}
-	}
-	boolean := func(key string, dst *bool) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			b, isBool := v.(bool)
-			if !isBool {
-				errs = append(errs, fmt.Sprintf("%s: want True or False, got %v", key, ordered.KeyString(v)))
-				return
-			}
-			*dst = b
-		}
-	}
-	seconds := func(key string, unit time.Duration, dst *time.Duration) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			f, err := toFloat(v)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
-				return
-			}
-			*dst = time.Duration(f * float64(unit))
-		}
-	}
-	mapping := func(key string, dst **ordered.Map) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			mm, isMap := v.(*ordered.Map)
-			if !isMap {
-				errs = append(errs, fmt.Sprintf("%s: want a mapping, got %s", key, typeName(v)))
-				return
-			}
-			*dst = mm
-		}
-	}
+	str, num, boolean, seconds, mapping := r.str, r.num, r.boolean, r.duration, r.mapping
 	str("root_dir", &m.RootDir)
 	str("pki_dir", &m.PKIDir)
 	str("cachedir", &m.CacheDir)
@@ -224,7 +180,7 @@ func (m *Master) apply(raw *ordered.Map, log *slog.Logger) error {
 		if v, ok := raw.Get(key); ok && v != nil {
 			roots, err := toRoots(v)
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
+				r.fail(key, err)
 				continue
 			}
 			*dst = roots
@@ -235,9 +191,9 @@ func (m *Master) apply(raw *ordered.Map, log *slog.Logger) error {
 			unknown = append(unknown, k)
 		}
 	}
-	if len(errs) > 0 {
-		sort.Strings(errs)
-		return fmt.Errorf("config %s: %s", m.File, strings.Join(errs, "; "))
+	if len(r.errs) > 0 {
+		sort.Strings(r.errs)
+		return fmt.Errorf("config %s: %s", m.File, strings.Join(r.errs, "; "))
 	}
 	if len(unknown) > 0 && log != nil {
 		log.Warn("keeping options Brine does not use", "file", m.File, "options", strings.Join(unknown, ", "))

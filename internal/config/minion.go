@@ -105,42 +105,8 @@ func LoadMinion(dir string, log *slog.Logger) (*Minion, error) {
 // Apply sets the options in raw over the current values.
 func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 	m.Raw = raw
-	var errs []string
-	str := func(key string, dst *string) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			*dst = ordered.KeyString(v)
-		}
-	}
-	num := func(key string, dst *int) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			n, err := toInt(v)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
-				return
-			}
-			*dst = n
-		}
-	}
-	boolean := func(key string, dst *bool) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			b, isBool := v.(bool)
-			if !isBool {
-				errs = append(errs, fmt.Sprintf("%s: want True or False, got %v", key, ordered.KeyString(v)))
-				return
-			}
-			*dst = b
-		}
-	}
-	dur := func(key string, unit time.Duration, dst *time.Duration) {
-		if v, ok := raw.Get(key); ok && v != nil {
-			f, err := toFloat(v)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
-				return
-			}
-			*dst = time.Duration(f * float64(unit))
-		}
-	}
+	r := &reader{raw: raw}
+	str, num, boolean, dur := r.str, r.num, r.boolean, r.duration
 	switch v := raw.Value("master").(type) {
 	case nil:
 	case []any:
@@ -158,14 +124,7 @@ func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 	str("pki_dir", &m.PKIDir)
 	str("cachedir", &m.CacheDir)
 	str("sock_dir", &m.SockDir)
-	if v, ok := raw.Get("grains"); ok && v != nil {
-		g, isMap := v.(*ordered.Map)
-		if !isMap {
-			errs = append(errs, fmt.Sprintf("grains: want a mapping, got %s", typeName(v)))
-		} else {
-			m.Grains = g
-		}
-	}
+	r.mapping("grains", &m.Grains)
 	dur("acceptance_wait_time", time.Second, &m.AcceptanceWaitTime)
 	dur("acceptance_wait_time_max", time.Second, &m.AcceptanceWaitTimeMax)
 	dur("random_reauth_delay", time.Second, &m.RandomReauthDelay)
@@ -186,9 +145,9 @@ func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 			unknown = append(unknown, k)
 		}
 	}
-	if len(errs) > 0 {
-		sort.Strings(errs)
-		return fmt.Errorf("config %s: %s", m.File, strings.Join(errs, "; "))
+	if len(r.errs) > 0 {
+		sort.Strings(r.errs)
+		return fmt.Errorf("config %s: %s", m.File, strings.Join(r.errs, "; "))
 	}
 	if len(unknown) > 0 && log != nil {
 		log.Warn("keeping options Brine does not use", "file", m.File, "options", strings.Join(unknown, ", "))
