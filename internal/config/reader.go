@@ -20,7 +20,9 @@ func (r *reader) get(key string) (any, bool) {
 	return v, ok && v != nil
 }
 
-func (r *reader) fail(key string, err error) { r.errs = append(r.errs, fmt.Sprintf("%s: %v", key, err)) }
+func (r *reader) fail(key string, err error) {
+	r.errs = append(r.errs, fmt.Sprintf("%s: %v", key, err))
+}
 
 func (r *reader) str(key string, dst *string) {
 	if v, ok := r.get(key); ok {
