@@ -11,14 +11,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
@@ -34,18 +33,9 @@ import (
 )
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		cancel()
-		<-sigs
-		os.Exit(130)
-	}()
+	ctx, stop := shutdown.Context(nil, "")
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	signal.Stop(sigs)
-	cancel()
+	stop()
 	os.Exit(code)
 }
 

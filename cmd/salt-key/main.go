@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -19,22 +17,14 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/output"
 )
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		cancel()
-		<-sigs
-		os.Exit(130)
-	}()
+	ctx, stop := shutdown.Context(nil, "")
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	signal.Stop(sigs)
-	cancel()
+	stop()
 	os.Exit(code)
 }
 

@@ -8,28 +8,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
 )
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		cancel()
-		<-sigs
-		os.Exit(130)
-	}()
+	ctx, stop := shutdown.Context(nil, "")
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	cancel()
+	stop()
 	os.Exit(code)
 }
 

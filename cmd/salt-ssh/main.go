@@ -6,42 +6,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/brinesalt/brine/internal/shutdown"
 )
 
 func main() {
-	ctx, stop := interruptContext()
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// errInterrupted is the cause recorded when the user presses Ctrl-C.
-var errInterrupted = errors.New("interrupted")
-
-// interruptContext cancels on the first SIGINT or SIGTERM so hosts in
-// flight stop cleanly, and exits 130 on the second, as k0sctl does.
-func interruptContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		n := 0
-		for range sig {
-			n++
-			if n == 1 {
-				fmt.Fprintln(os.Stderr, "\nExiting gracefully on Ctrl-c; press it again to exit now")
-				cancel(errInterrupted)
-				continue
-			}
-			os.Exit(130)
-		}
-	}()
-	return ctx, func() { signal.Stop(sig); cancel(nil) }
+	ctx, stop := shutdown.Context(os.Stderr, "\nExiting gracefully on Ctrl-c; press it again to exit now")
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run is salt-ssh without the process around it, so tests can call it.
