@@ -13,7 +13,7 @@ import (
 )
 
 // Runner runs one of the master-side runner functions salt-run offers
-// (salt/runners/jobs.py, salt/runners/manage.py).
+// (salt/runners/jobs.py, salt/runners/manage.py, salt/runners/cache.py).
 func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
 	arg := func(i int, name string) string {
 		if v, ok := kw.Get(name); ok {
@@ -41,6 +41,16 @@ func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered
 		return m.listJob(jid), nil
 	case "jobs.active":
 		return m.active(ctx), nil
+	case "jobs.print_job":
+		jid := arg(0, "jid")
+		if jid == "" {
+			return nil, fmt.Errorf("jobs.print_job: a jid is required")
+		}
+		return m.printJob(jid), nil
+	case "manage.versions":
+		return m.versions(ctx), nil
+	case "cache.grains", "cache.pillar":
+		return m.cacheRunner(fun, args, kw)
 	case "manage.status", "manage.up", "manage.down", "manage.present":
 		up, down := m.status(ctx)
 		switch fun {

@@ -1,7 +1,7 @@
 // Command salt-run runs master-side runner functions through the local
 // master (salt/cli/run.py): jobs.lookup_jid, jobs.list_jobs,
-// jobs.list_job, jobs.active, manage.status/up/down/present and
-// state.event.
+// jobs.list_job, jobs.active, jobs.print_job, manage.status/up/down/
+// present, manage.versions, cache.grains, cache.pillar and state.event.
 package main
 
 import (
