@@ -16,7 +16,9 @@ import (
 // DefaultHashType is Salt's hash_type default.
 const DefaultHashType = "sha256"
 
-func newHash(name string) (hash.Hash, error) {
+// NewHash returns the hash.Hash of one of Salt's hash_type names (md5,
+// sha1, sha224, sha256, sha384, sha512).
+func NewHash(name string) (hash.Hash, error) {
 	switch name {
 	case "md5":
 		return md5.New(), nil
@@ -61,7 +63,7 @@ func PemBody(file []byte) []byte {
 // Finger returns the colon-separated hex digest of data
 // (pem_finger's formatting: "ab:cd:…").
 func Finger(data []byte, hashType string) (string, error) {
-	h, err := newHash(hashType)
+	h, err := NewHash(hashType)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,8 @@
-// Package fileclient is the masterless file client (Salt's
-// salt/fileclient.py FSClient with file_client: local): salt:// URLs and
-// SLS names resolved against file_roots, per saltenv, first root wins.
+// Package fileclient holds Salt's file clients (salt/fileclient.py):
+// Client is the masterless FSClient (file_client: local), salt:// URLs
+// and SLS names resolved against file_roots, per saltenv, first root
+// wins; RemoteClient fetches from the master's file server through a
+// Remote the caller supplies, with hash-checked caching.
 package fileclient
 
 import (
@@ -86,11 +88,17 @@ func (c *Client) ReadFile(_ context.Context, rel, saltenv string) ([]byte, bool,
 
 // Get reads a salt:// URL (with an optional ?saltenv=) from saltenv.
 func (c *Client) Get(ctx context.Context, url, saltenv string) ([]byte, error) {
+	return get(ctx, c.ReadFile, url, saltenv)
+}
+
+// get reads a salt:// URL through read, failing with fs.ErrNotExist
+// when it is absent.
+func get(ctx context.Context, read readFunc, url, saltenv string) ([]byte, error) {
 	rel, env := ParseURL(url)
 	if env != "" {
 		saltenv = env
 	}
-	b, ok, err := c.ReadFile(ctx, rel, saltenv)
+	b, ok, err := read(ctx, rel, saltenv)
 	if err != nil {
 		return nil, err
 	}
@@ -157,9 +165,12 @@ func (c *Client) FileList(saltenv string) []string {
 
 // ListStates lists the SLS names of saltenv (list_states): a/b.sls is
 // "a.b" and a/init.sls is "a".
-func (c *Client) ListStates(saltenv string) []string {
+func (c *Client) ListStates(saltenv string) []string { return listStates(c.FileList(saltenv)) }
+
+// listStates turns a file listing into SLS names.
+func listStates(files []string) []string {
 	set := map[string]bool{}
-	for _, p := range c.FileList(saltenv) {
+	for _, p := range files {
 		if !strings.HasSuffix(p, ".sls") {
 			continue
 		}
@@ -180,9 +191,15 @@ func (c *Client) ListStates(saltenv string) []string {
 // FindSLS resolves an SLS name to sls.sls or sls/init.sls (get_state);
 // dots in the name are directory separators.
 func (c *Client) FindSLS(ctx context.Context, sls, saltenv string) (string, []byte, bool, error) {
+	return findSLS(ctx, c.ReadFile, sls, saltenv)
+}
+
+type readFunc func(ctx context.Context, rel, saltenv string) ([]byte, bool, error)
+
+func findSLS(ctx context.Context, read readFunc, sls, saltenv string) (string, []byte, bool, error) {
 	base := strings.ReplaceAll(sls, ".", "/")
 	for _, rel := range []string{base + ".sls", base + "/init.sls"} {
-		b, ok, err := c.ReadFile(ctx, rel, saltenv)
+		b, ok, err := read(ctx, rel, saltenv)
 		if err != nil {
 			return "", nil, false, err
 		}
