@@ -37,6 +37,13 @@ type Options struct {
 	// Log receives log lines at the job's log_level option (default
 	// quiet, as salt-ssh runs salt-call with -l quiet).
 	Log io.Writer
+	// Files serves salt:// URLs to the job; nil means the files shipped
+	// with the job, then the file_roots option. A minion passes the
+	// master's file server (state/fileclient.RemoteClient).
+	Files modules.FileClient
+	// Pillar compiles pillar for state runs; nil means the pillar_roots
+	// option. A minion passes a source asking the master.
+	Pillar modules.PillarSource
 }
 
 // Execute runs job and returns its result in Salt's minion return shape.
@@ -101,15 +108,23 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 		pillar = ordered.New()
 	}
 	return &modules.Env{
-		Grains:   g,
-		Pillar:   pillar,
-		Opts:     opts,
-		Registry: reg,
-		Test:     modules.Truthy(opts.Value("test")) || modules.Truthy(job.Kwarg.Value("test")),
-		Log:      log,
-		Files:    newFileClient(job, opts),
-		Context:  map[string]any{},
+		Grains:       g,
+		Pillar:       pillar,
+		Opts:         opts,
+		Registry:     reg,
+		Test:         modules.Truthy(opts.Value("test")) || modules.Truthy(job.Kwarg.Value("test")),
+		Log:          log,
+		Files:        o.files(job, opts),
+		PillarSource: o.Pillar,
+		Context:      map[string]any{},
 	}
+}
+
+func (o Options) files(job *frame.Job, opts *ordered.Map) modules.FileClient {
+	if o.Files != nil {
+		return o.Files
+	}
+	return newFileClient(job, opts)
 }
 
 // grains returns the host's grains: Options.Gather's, or Salt's

@@ -22,6 +22,9 @@ type Env struct {
 	Log  *slog.Logger
 	// Files reads salt:// URLs; nil when the job carries no file server.
 	Files FileClient
+	// PillarSource compiles the host's pillar for state runs; nil means
+	// compiling it here from the pillar_roots option (masterless).
+	PillarSource PillarSource
 	// Context is the job's scratch space, Salt's __context__. A function
 	// that sets Context["retcode"] to an int sets the job's retcode, as
 	// cmd.run does with the command's exit status (salt/minion.py).
@@ -33,6 +36,14 @@ type FileClient interface {
 	// Get returns the bytes of url in saltenv, or an error wrapping
 	// fs.ErrNotExist when the file is absent.
 	Get(ctx context.Context, url, saltenv string) ([]byte, error)
+}
+
+// PillarSource compiles a host's pillar elsewhere, as Salt's
+// RemotePillar asks the master with a _pillar request: override is the
+// pillar= argument merged over the result, pillarenv the pillarenv
+// option ("" for none).
+type PillarSource interface {
+	CompilePillar(ctx context.Context, override *ordered.Map, pillarenv string) (*ordered.Map, error)
 }
 
 // Call is one invocation of a function with its arguments bound to the

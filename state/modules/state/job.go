@@ -22,7 +22,7 @@ import (
 // compiled pillar and the test flag (Salt's HighState with its State).
 type job struct {
 	env      *modules.Env
-	files    *fileclient.Client
+	files    fileSource
 	pillar   *ordered.Map
 	test     bool
 	mock     bool
@@ -67,8 +67,7 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 	if opts == nil {
 		opts = ordered.New()
 	}
-	fr, order := roots(opts, "file_roots")
-	j := &job{env: env, files: fileclient.New(fr, order), states: m.states, log: env.Log, plan: m.plan}
+	j := &job{env: env, files: jobFiles(env, opts), states: m.states, log: env.Log, plan: m.plan}
 	if j.log == nil {
 		j.log = slog.New(slog.DiscardHandler)
 	}
@@ -105,6 +104,27 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 	return j, nil
 }
 
+// fileSource is what the state compiler and the renderers need of a
+// file client: SLS lookup and listing plus the local path of a file.
+// state/fileclient's Client (file_roots) and RemoteClient (the
+// master's file server) both are one.
+type fileSource interface {
+	compile.Source
+	modules.FileClient
+	LocalPath(url, saltenv string) string
+}
+
+// jobFiles is the job's file server: the environment's file client when
+// it can serve SLS files (a minion's RemoteClient), else the file_roots
+// option.
+func jobFiles(env *modules.Env, opts *ordered.Map) fileSource {
+	if fs, ok := env.Files.(fileSource); ok {
+		return fs
+	}
+	fr, order := roots(opts, "file_roots")
+	return fileclient.New(fr, order)
+}
+
 // testValue is _get_test_value: an explicit test wins, then a test=
 // keyword, then the minion's test option.
 func testValue(test any, kw *ordered.Map, opts *ordered.Map) bool {
@@ -139,6 +159,10 @@ func (j *job) matcher(p *ordered.Map) compile.MatchFunc {
 }
 
 func (j *job) compilePillar(ctx context.Context, override *ordered.Map) (*ordered.Map, error) {
+	if src := j.env.PillarSource; src != nil {
+		pe, _ := j.env.Opts.Value("pillarenv").(string)
+		return src.CompilePillar(ctx, override, pe)
+	}
 	pr, order := roots(j.env.Opts, "pillar_roots")
 	pfiles := fileclient.New(pr, order)
 	c := &pillar.Compiler{Files: pfiles, Override: override, Log: j.log, Opts: j.env.Opts,
@@ -156,7 +180,7 @@ func (j *job) compilePillar(ctx context.Context, override *ordered.Map) (*ordere
 }
 
 // jinja renders SLS templates with Salt's caller and a loader over files.
-func (j *job) jinja(files *fileclient.Client, saltenv string, env *modules.Env) render.JinjaFunc {
+func (j *job) jinja(files fileSource, saltenv string, env *modules.Env) render.JinjaFunc {
 	return func(ctx context.Context, src, name string, vars map[string]any) (string, error) {
 		loader := func(n string) ([]byte, string, error) {
 			b, ok, err := files.ReadFile(ctx, n, saltenv)
@@ -186,7 +210,7 @@ func (s saltCaller) Has(fun string) bool {
 
 // renderFunc renders SLS files of files with the Jinja context Salt gives
 // them: grains, pillar, opts, salt and the SLS path variables.
-func (j *job) renderFunc(files *fileclient.Client, pillarData func() *ordered.Map) compile.RenderFunc {
+func (j *job) renderFunc(files fileSource, pillarData func() *ordered.Map) compile.RenderFunc {
 	r := &render.Renderer{Log: j.log}
 	if d, ok := j.env.Opts.Value("renderer").(string); ok {
 		r.Default = d
