@@ -82,9 +82,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 	if m.o.Execute != nil {
 		res = m.o.Execute(jctx, fj)
 	} else {
-		res = thin.Execute(jctx, fj, thin.Options{Gather: func(context.Context, grains.GatherOptions) (*ordered.Map, error) {
-			return g.Copy(), nil
-		}})
+		res = thin.Execute(jctx, fj, m.jobOptions(jctx, g))
 	}
 	done()
 	if errors.Is(context.Cause(jctx), saltutil.ErrSignalled) {
@@ -99,6 +97,22 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 		ret.Metadata = md
 	}
 	m.queueReturn(ret.SaltMap())
+}
+
+// jobOptions gives a job the minion's grains, the master's file server
+// and pillar from the master, as Salt's minion loads its modules with
+// file_client: remote. A minion configured with file_client: local
+// keeps its own file_roots and pillar_roots (salt/minion.py with
+// file_client local).
+func (m *Minion) jobOptions(ctx context.Context, g *ordered.Map) thin.Options {
+	o := thin.Options{Gather: func(context.Context, grains.GatherOptions) (*ordered.Map, error) {
+		return g.Copy(), nil
+	}}
+	if fc, _ := m.opts.Value("file_client").(string); fc != "local" {
+		o.Files = m.FileClient(ctx)
+		o.Pillar = m.PillarSource(g)
+	}
+	return o
 }
 
 // queueReturn adds a return to the queue the sender drains.

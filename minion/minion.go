@@ -235,15 +235,10 @@ func (m *Minion) refreshPillar(ctx context.Context) {
 	m.dataMu.RLock()
 	g := m.grains
 	m.dataMu.RUnlock()
-	load := (&protocol.PillarRequest{ID: m.id, Grains: g, Saltenv: "base", Ver: "2"}).SaltMap()
-	v, err := m.request(ctx, load, true)
+	p, err := m.PillarSource(g).CompilePillar(ctx, nil, "")
 	if err != nil {
 		m.log.Warn("pillar refresh failed", "err", err)
 		return
-	}
-	p, _ := v.(*ordered.Map)
-	if p == nil {
-		p = ordered.New()
 	}
 	m.dataMu.Lock()
 	m.pillar = p
