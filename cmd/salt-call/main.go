@@ -1,7 +1,10 @@
 // Command salt-call runs an execution function on this host, as Salt's
-// masterless `salt-call --local`: it reads the minion configuration,
-// gathers grains, compiles pillar, calls the function and prints its
-// return through an outputter.
+// salt-call: it reads the minion configuration, gathers grains, gets
+// pillar, calls the function and prints its return through an
+// outputter. With --local (file_client: local) pillar is compiled from
+// pillar_roots and salt:// files come from file_roots; otherwise it
+// signs in to the master as the minion and both come from the master,
+// files cached under the cachedir.
 package main
 
 import (
@@ -16,9 +19,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/internal/version"
+	"github.com/brinesalt/brine/minion"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/grains"
@@ -120,7 +125,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	env, err := newEnv(ctx, opts, log)
+	var mn *minion.Minion
+	if fc, _ := opts.Value("file_client").(string); fc != "local" {
+		var code int
+		if mn, code = connect(ctx, &o, log, stderr); mn == nil {
+			return code
+		}
+		defer mn.Close()
+	}
+	env, err := newEnv(ctx, opts, log, mn)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -164,8 +177,39 @@ func applyFlags(opts *ordered.Map, o *options) {
 	}
 }
 
-// newEnv gathers grains and compiles pillar into a job environment.
-func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger) (*modules.Env, error) {
+// connect signs in to the master as this minion (salt-call without
+// --local): files and pillar then come from the master. A key the
+// master has not accepted ends salt-call with Salt's message and
+// status 2 (salt/crypt.py SAuth for a caller).
+func connect(ctx context.Context, o *options, log *slog.Logger, stderr io.Writer) (*minion.Minion, int) {
+	c, err := config.LoadMinion(o.configDir, log)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, 1
+	}
+	if o.id != "" {
+		c.ID = o.id
+	}
+	mn, err := minion.New(minion.Options{Config: c, Log: log})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, 1
+	}
+	if err := mn.Connect(ctx); err != nil {
+		mn.Close()
+		if errors.Is(err, minion.ErrNotAccepted) {
+			fmt.Fprintln(stderr, "Minion failed to authenticate with the master, has the minion key been accepted?")
+			return nil, 2
+		}
+		fmt.Fprintln(stderr, err)
+		return nil, 1
+	}
+	return mn, 0
+}
+
+// newEnv gathers grains and compiles pillar into a job environment. With
+// a connected minion, salt:// files and pillar come from its master.
+func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger, mn *minion.Minion) (*modules.Env, error) {
 	g, err := grains.Gather(ctx, grains.GatherOptions{Opts: opts})
 	if err != nil || g == nil {
 		g = ordered.New()
@@ -192,6 +236,10 @@ func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger) (*modules.
 	env := &modules.Env{Grains: g, Opts: opts, Registry: modules.Default, Log: log,
 		Files: fileclient.New(fr, order), Context: map[string]any{},
 		Test: modules.Truthy(opts.Value("test"))}
+	if mn != nil {
+		env.Files = mn.FileClient(ctx)
+		env.PillarSource = mn.PillarSource(g)
+	}
 	p, err := statemod.CompilePillar(ctx, env, nil)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brinesalt/brine/master"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startMaster runs a real master on loopback with file_roots srv and
+// pillar_roots pillar under dir.
+func startMaster(t *testing.T, dir string, autoAccept bool) master.Options {
+	t.Helper()
+	mo := master.DefaultOptions()
+	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", freePort(t), freePort(t)
+	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/mpki", dir+"/mcache", dir+"/msock"
+	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
+	mo.Auth.AutoAccept = autoAccept
+	m, err := master.New(mo, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Stop(); cancel() })
+	return mo
+}
+
+// minionConf writes a minion configuration for id against the master
+// and returns its directory. file_roots and pillar_roots point at local
+// trees that must not be used.
+func minionConf(t *testing.T, dir, id string, mo master.Options) string {
+	conf := filepath.Join(dir, "conf-"+id)
+	writeFile(t, filepath.Join(dir, "local-pillar", "top.sls"), "base:\n  '*':\n    - p\n")
+	writeFile(t, filepath.Join(dir, "local-pillar", "p.sls"), "from: the minion's own pillar_roots\n")
+	writeFile(t, filepath.Join(conf, "minion"), fmt.Sprintf("id: %s\nmaster: 127.0.0.1\nmaster_port: %d\npublish_port: %d\n"+
+		"pki_dir: %s/pki-%s\ncachedir: %s/cache-%s\nacceptance_wait_time: 0.2\npillar_roots:\n  base:\n    - %s/local-pillar\n",
+		id, mo.RetPort, mo.PublishPort, dir, id, dir, id, dir))
+	return conf
+}
+
+func callJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), append([]string{"--out=json"}, args...), nil, &out, &errb); code != 0 {
+		t.Fatalf("salt-call %v: exit %d: %s", args, code, errb.String())
+	}
+	var v map[string]any
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatalf("salt-call %v: %v: %s", args, err, out.String())
+	}
+	return v
+}
+
+// TestRemote runs salt-call without --local against a real master:
+// each minion sees the pillar the master compiles for it alone, and
+// state.apply renders an SLS and manages a file both served by the
+// master, the second time from the minion's cache.
+func TestRemote(t *testing.T) {
+	dir := t.TempDir()
+	mo := startMaster(t, dir, true)
+	out := filepath.Join(dir, "out")
+	writeFile(t, filepath.Join(dir, "pillar", "top.sls"), "base:\n  web1:\n    - web1\n  db1:\n    - db1\n")
+	writeFile(t, filepath.Join(dir, "pillar", "web1.sls"), "secret: web1-only\nrole: web\n")
+	writeFile(t, filepath.Join(dir, "pillar", "db1.sls"), "secret: db1-only\n")
+	writeFile(t, filepath.Join(dir, "srv", "motd.sls"), "motd:\n  file.managed:\n    - name: "+out+"/{{ grains['id'] }}\n    - source: salt://files/motd\n    - template: jinja\n    - makedirs: True\n")
+	writeFile(t, filepath.Join(dir, "srv", "files", "motd"), "role {{ pillar['role'] }}\n")
+	web, db := minionConf(t, dir, "web1", mo), minionConf(t, dir, "db1", mo)
+
+	p := callJSON(t, "-c", web, "pillar.items")["local"].(map[string]any)
+	if len(p) != 2 || p["secret"] != "web1-only" || p["role"] != "web" {
+		t.Fatalf("web1 pillar.items = %v", p)
+	}
+	if p := callJSON(t, "-c", db, "pillar.items")["local"].(map[string]any); len(p) != 1 || p["secret"] != "db1-only" {
+		t.Fatalf("db1 pillar.items = %v", p)
+	}
+
+	ret := callJSON(t, "-c", web, "state.apply", "motd")["local"].(map[string]any)
+	for _, v := range ret {
+		if r := v.(map[string]any); r["result"] != true {
+			t.Fatalf("state.apply: %v", r)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "web1")); string(b) != "role web\n" {
+		t.Fatalf("managed file holds %q", b)
+	}
+	cached := filepath.Join(dir, "cache-web1", "files", "base", "files", "motd")
+	st1, err := os.Stat(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callJSON(t, "-c", web, "state.apply", "motd")
+	if st2, err := os.Stat(cached); err != nil || !os.SameFile(st1, st2) {
+		t.Fatalf("second run fetched the unchanged file again (%v)", err)
+	}
+	if got := callJSON(t, "-c", web, "cp.get_file_str", "salt://files/motd")["local"]; got != "role {{ pillar['role'] }}\n" {
+		t.Fatalf("cp.get_file_str = %v", got)
+	}
+}
+
+// TestRemoteNotAccepted checks salt-call against a master that has not
+// accepted the key: Salt's message and status 2.
+func TestRemoteNotAccepted(t *testing.T) {
+	dir := t.TempDir()
+	mo := startMaster(t, dir, false)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"-c", minionConf(t, dir, "new1", mo), "test.ping"}, nil, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "has the minion key been accepted?") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
