@@ -285,7 +285,9 @@ func (a *app) run(ctx context.Context) int {
 	}
 	final := 0
 	bar := a.progress()
+	rec := a.startJob()
 	for r := range a.exec.Run(ctx, a.targets, a.job) {
+		rec.add(r)
 		final = max(final, r.Retcode)
 		show := func() {
 			if a.o.verbose {

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/brinesalt/brine/internal/jid"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// TestE2EJobCache checks that salt-ssh runs land in the master's job
+// cache: a master sharing the cachedir shows them through
+// jobs.lookup_jid, jobs.list_jobs and jobs.list_job, a shell run (-r) as
+// ssh._raw, and a host that fails is recorded with its retcode.
+func TestE2EJobCache(t *testing.T) {
+	c := testhosts.New(t, 2)
+	e := newEnv(t, c, true)
+	echo := jid.New(time.Now())
+	if _, code, stderr := e.saltSSH("--jid", echo, "*", "test.echo", "hi"); code != 0 {
+		t.Fatalf("test.echo: %d %s", code, stderr)
+	}
+	raw := jid.New(time.Now().Add(time.Second))
+	if _, code, _ := e.saltSSH("--jid", raw, "-r", "host2", "echo out; exit 3"); code != 20 {
+		t.Fatalf("raw run exit %d, want 20", code)
+	}
+
+	mo := master.DefaultOptions()
+	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", 0, 0
+	dir := t.TempDir()
+	mo.PKIDir, mo.SockDir, mo.CacheDir = dir+"/pki", dir+"/sock", e.dir+"/cache"
+	m, err := master.New(mo, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	runner := func(fun string, args ...any) *ordered.Map {
+		v, err := m.Runner(ctx, fun, args, ordered.New())
+		if err != nil {
+			t.Fatalf("%s: %v", fun, err)
+		}
+		return v.(*ordered.Map)
+	}
+
+	// Salt stores salt-ssh's per-host data whole, so lookup_jid shows
+	// {return, retcode} under each host.
+	got := runner("jobs.lookup_jid", echo)
+	for _, h := range []string{"host1", "host2"} {
+		r, _ := got.Value(h).(*ordered.Map)
+		if r == nil || r.Value("return") != "hi" {
+			t.Fatalf("lookup_jid %s: %v", h, got)
+		}
+	}
+	jobs := runner("jobs.list_jobs")
+	info, _ := jobs.Value(echo).(*ordered.Map)
+	if info == nil || info.Value("Function") != "test.echo" || info.Value("Target") != "*" || info.Value("Target-type") != "glob" {
+		t.Fatalf("list_jobs: %v", jobs)
+	}
+	if info, _ := jobs.Value(raw).(*ordered.Map); info == nil || info.Value("Function") != "ssh._raw" {
+		t.Fatalf("list_jobs raw: %v", jobs)
+	}
+	job := runner("jobs.list_job", raw)
+	res := job.Value("Result").(*ordered.Map).Value("host2").(*ordered.Map)
+	if rc, _ := protocol.AsInt(res.Value("retcode")); rc != 3 || res.Value("success") != false {
+		t.Fatalf("list_job raw: retcode %v success %v", res.Value("retcode"), res.Value("success"))
+	}
+	if ms := job.Value("Minions").([]any); len(ms) != 1 || ms[0] != "host2" {
+		t.Fatalf("list_job raw minions: %v", job)
+	}
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os/user"
+
+	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// jobRecord writes a salt-ssh run into the master's job cache
+// (<cachedir>/jobs, the local_cache returner), as salt/client/ssh/
+// __init__.py SSH.run does with save_load and cache_job, so that
+// salt-run jobs.lookup_jid and jobs.list_jobs show salt-ssh runs beside
+// master jobs. A cache that cannot be written is logged, never the end
+// of the run (Salt logs "Could not save load").
+type jobRecord struct {
+	a     *app
+	fun   string
+	cache *jobcache.Cache
+}
+
+// startJob saves the run's load: {jid, tgt_type, tgt, user, fun, arg},
+// where arg is the command line after the function as typed and a raw
+// shell run is the function "ssh._raw" with every word as arguments.
+func (a *app) startJob() *jobRecord {
+	fun, args := a.o.fun, a.o.args
+	if a.o.raw {
+		fun = "ssh._raw"
+	}
+	arg := make([]any, len(args))
+	for i, s := range args {
+		arg[i] = s
+	}
+	load := ordered.FromPairs("jid", a.job.JID, "tgt_type", a.o.tgtType(), "tgt", a.o.target,
+		"user", currentUser(), "fun", fun, "arg", arg)
+	ids := make([]string, len(a.targets))
+	for i, t := range a.targets {
+		ids[i] = t.ID
+	}
+	c := jobcache.New(a.cfg.CacheDir)
+	if err := c.SaveLoad(a.job.JID, load, ids); err != nil {
+		a.log.Error("Could not save load with returner local_cache", "jid", a.job.JID, "error", err)
+		return &jobRecord{a: a, fun: fun}
+	}
+	return &jobRecord{a: a, fun: fun, cache: c}
+}
+
+// add stores one host's result. Like Salt's cache_job, the stored
+// "return" is the whole per-host data salt-ssh displays ({return,
+// retcode, out} from the remote salt-call, or the failure), so
+// jobs.lookup_jid shows it nested as Salt does for salt-ssh jobs; the
+// retcode and success fields are filled in as for a minion's return.
+func (j *jobRecord) add(r sshexec.Result) {
+	if j.cache == nil {
+		return
+	}
+	ret := &protocol.Return{ID: r.ID, JID: j.a.job.JID, Fun: j.fun, Return: hostReturn(r),
+		Retcode: r.Retcode, Success: r.Retcode == 0}
+	if err := j.cache.SaveReturn(ret); err != nil {
+		j.a.log.Error("Could not store the return in the job cache", "jid", ret.JID, "host", r.ID, "error", err)
+	}
+}
+
+// currentUser is Salt's default "user" option: the user running the
+// command.
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "root"
+}
