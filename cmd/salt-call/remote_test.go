@@ -16,22 +16,12 @@ import (
 	"github.com/brinesalt/brine/master"
 )
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // startMaster runs a real master on loopback with file_roots srv and
-// pillar_roots pillar under dir.
-func startMaster(t *testing.T, dir string, autoAccept bool) master.Options {
+// pillar_roots pillar under dir; it returns the ports it listens on.
+func startMaster(t *testing.T, dir string, autoAccept bool) (pub, ret int) {
 	t.Helper()
 	mo := master.DefaultOptions()
-	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", freePort(t), freePort(t)
+	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", 0, 0
 	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/mpki", dir+"/mcache", dir+"/msock"
 	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
 	mo.Auth.AutoAccept = autoAccept
@@ -44,19 +34,19 @@ func startMaster(t *testing.T, dir string, autoAccept bool) master.Options {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Stop(); cancel() })
-	return mo
+	return m.PublishAddr().(*net.TCPAddr).Port, m.RetAddr().(*net.TCPAddr).Port
 }
 
 // minionConf writes a minion configuration for id against the master
 // and returns its directory. file_roots and pillar_roots point at local
 // trees that must not be used.
-func minionConf(t *testing.T, dir, id string, mo master.Options) string {
+func minionConf(t *testing.T, dir, id string, pub, ret int) string {
 	conf := filepath.Join(dir, "conf-"+id)
 	writeFile(t, filepath.Join(dir, "local-pillar", "top.sls"), "base:\n  '*':\n    - p\n")
 	writeFile(t, filepath.Join(dir, "local-pillar", "p.sls"), "from: the minion's own pillar_roots\n")
 	writeFile(t, filepath.Join(conf, "minion"), fmt.Sprintf("id: %s\nmaster: 127.0.0.1\nmaster_port: %d\npublish_port: %d\n"+
 		"pki_dir: %s/pki-%s\ncachedir: %s/cache-%s\nacceptance_wait_time: 0.2\npillar_roots:\n  base:\n    - %s/local-pillar\n",
-		id, mo.RetPort, mo.PublishPort, dir, id, dir, id, dir))
+		id, ret, pub, dir, id, dir, id, dir))
 	return conf
 }
 
@@ -79,14 +69,14 @@ func callJSON(t *testing.T, args ...string) map[string]any {
 // master, the second time from the minion's cache.
 func TestRemote(t *testing.T) {
 	dir := t.TempDir()
-	mo := startMaster(t, dir, true)
+	pub, ret := startMaster(t, dir, true)
 	out := filepath.Join(dir, "out")
 	writeFile(t, filepath.Join(dir, "pillar", "top.sls"), "base:\n  web1:\n    - web1\n  db1:\n    - db1\n")
 	writeFile(t, filepath.Join(dir, "pillar", "web1.sls"), "secret: web1-only\nrole: web\n")
 	writeFile(t, filepath.Join(dir, "pillar", "db1.sls"), "secret: db1-only\n")
 	writeFile(t, filepath.Join(dir, "srv", "motd.sls"), "motd:\n  file.managed:\n    - name: "+out+"/{{ grains['id'] }}\n    - source: salt://files/motd\n    - template: jinja\n    - makedirs: True\n")
 	writeFile(t, filepath.Join(dir, "srv", "files", "motd"), "role {{ pillar['role'] }}\n")
-	web, db := minionConf(t, dir, "web1", mo), minionConf(t, dir, "db1", mo)
+	web, db := minionConf(t, dir, "web1", pub, ret), minionConf(t, dir, "db1", pub, ret)
 
 	p := callJSON(t, "-c", web, "pillar.items")["local"].(map[string]any)
 	if len(p) != 2 || p["secret"] != "web1-only" || p["role"] != "web" {
@@ -96,8 +86,8 @@ func TestRemote(t *testing.T) {
 		t.Fatalf("db1 pillar.items = %v", p)
 	}
 
-	ret := callJSON(t, "-c", web, "state.apply", "motd")["local"].(map[string]any)
-	for _, v := range ret {
+	applied := callJSON(t, "-c", web, "state.apply", "motd")["local"].(map[string]any)
+	for _, v := range applied {
 		if r := v.(map[string]any); r["result"] != true {
 			t.Fatalf("state.apply: %v", r)
 		}
@@ -123,9 +113,9 @@ func TestRemote(t *testing.T) {
 // accepted the key: Salt's message and status 2.
 func TestRemoteNotAccepted(t *testing.T) {
 	dir := t.TempDir()
-	mo := startMaster(t, dir, false)
+	pub, ret := startMaster(t, dir, false)
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"-c", minionConf(t, dir, "new1", mo), "test.ping"}, nil, &out, &errb)
+	code := run(context.Background(), []string{"-c", minionConf(t, dir, "new1", pub, ret), "test.ping"}, nil, &out, &errb)
 	if code != 2 || !strings.Contains(errb.String(), "has the minion key been accepted?") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
