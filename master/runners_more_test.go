@@ -24,3 +24,20 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCompareVersions feeds manage.versions' parser the version strings
+// minions send: it never panics, a version equals itself and the order
+// is antisymmetric.
+func FuzzCompareVersions(f *testing.F) {
+	for _, s := range []string{"3006.19", "3006.0rc1", "2019.2.8", "v3007.1+3.g1234", "", "rc", "1..2", "99999999999999999999.1"} {
+		f.Add(s, "3006.19")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if CompareVersions(a, a) != 0 {
+			t.Fatalf("%q != itself", a)
+		}
+		if x, y := CompareVersions(a, b), CompareVersions(b, a); x != -y {
+			t.Fatalf("compare(%q, %q) = %d but compare(%q, %q) = %d", a, b, x, b, a, y)
+		}
+	})
+}

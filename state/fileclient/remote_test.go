@@ -116,3 +116,55 @@ func TestRemoteClient(t *testing.T) {
 		t.Fatal("corrupt transfer was cached")
 	}
 }
+
+// fuzzRemote serves one file of any name: data, advertised with hash
+// sum (which may not match it), in chunks of chunk bytes.
+type fuzzRemote struct {
+	data  []byte
+	sum   string
+	chunk int
+}
+
+func (r fuzzRemote) FileHash(context.Context, string, string) (string, string, error) {
+	return r.sum, "sha256", nil
+}
+
+func (r fuzzRemote) ServeFile(_ context.Context, _, _ string, loc int) ([]byte, bool, error) {
+	return r.data[min(loc, len(r.data)):min(loc+r.chunk, len(r.data))], true, nil
+}
+
+func (fuzzRemote) FileList(context.Context, string, string) ([]string, error) { return nil, nil }
+func (fuzzRemote) Envs(context.Context) ([]string, error)                     { return nil, nil }
+
+// FuzzRemoteClient feeds the client names and replies a master could
+// send: it never writes outside <cachedir>/files, and what it returns
+// and caches always has the hash the master advertised.
+func FuzzRemoteClient(f *testing.F) {
+	f.Add("files/motd", "base", []byte("hello"), true, uint8(2))
+	f.Add("../../etc/passwd", "..", []byte("x"), false, uint8(1))
+	f.Add("a/./b/../c", "dev/../..", []byte{}, true, uint8(0))
+	f.Fuzz(func(t *testing.T, rel, saltenv string, data []byte, honest bool, chunk uint8) {
+		root := t.TempDir()
+		sum := sha256.Sum256(data)
+		r := fuzzRemote{data: data, sum: hex.EncodeToString(sum[:]), chunk: int(chunk) + 1}
+		if !honest {
+			r.sum = strings.Repeat("0", 64)
+		}
+		c := NewRemote(context.Background(), r, filepath.Join(root, "cache"))
+		b, err := c.Get(context.Background(), "salt://"+rel, saltenv)
+		if err == nil && (!honest || string(b) != string(data)) {
+			t.Fatalf("returned %q for %q (honest %v)", b, data, honest)
+		}
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !strings.HasPrefix(p, filepath.Join(root, "cache", "files")+string(filepath.Separator)) {
+				t.Fatalf("wrote %s outside the cache", p)
+			}
+			if err == nil && !d.IsDir() {
+				if got, _ := os.ReadFile(p); string(got) != string(data) || !honest {
+					t.Fatalf("cached %s holds %q", p, got)
+				}
+			}
+			return nil
+		})
+	})
+}
