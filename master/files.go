@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -35,15 +38,11 @@ func (m *Master) fileServer(cmd string, load *ordered.Map) any {
 	switch cmd {
 	case protocol.CmdServeFile:
 		loc, _ := protocol.AsInt(load.Value("loc"))
-		b, ok, err := fc.ReadFile(context.Background(), rel, saltenv)
-		if err != nil || !ok || loc < 0 {
+		data, ok := readChunk(fc.LocalPath("salt://"+rel, saltenv), loc)
+		if !ok {
 			return (&protocol.ServeFileReply{Data: []byte{}, Dest: ""}).SaltMap()
 		}
-		if loc > len(b) {
-			loc = len(b)
-		}
-		end := min(loc+chunkSize, len(b))
-		return (&protocol.ServeFileReply{Data: b[loc:end], Dest: rel}).SaltMap()
+		return (&protocol.ServeFileReply{Data: data, Dest: rel}).SaltMap()
 	case protocol.CmdFileHash, protocol.CmdFileFind:
 		b, ok, err := fc.ReadFile(context.Background(), rel, saltenv)
 		if err != nil || !ok {
@@ -92,6 +91,30 @@ func (m *Master) fileServer(cmd string, load *ordered.Map) any {
 		return orList(out)
 	}
 	return []any{}
+}
+
+// readChunk reads the chunkSize bytes of path at loc (fewer at the
+// end, none past it), as roots.serve_file seeks and reads, so a large
+// file is not read whole for each of its chunks.
+func readChunk(path string, loc int) ([]byte, bool) {
+	if path == "" || loc < 0 {
+		return nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	buf := make([]byte, max(0, min(int64(chunkSize), st.Size()-int64(loc))))
+	n, err := f.ReadAt(buf, int64(loc))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return buf[:n], true
 }
 
 func orList(l []any) []any {

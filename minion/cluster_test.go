@@ -28,7 +28,7 @@ type cluster struct {
 
 // startMaster starts a master with file_roots dir/srv and pillar_roots
 // dir/pillar.
-func startCluster(t *testing.T) *cluster {
+func startCluster(t testing.TB) *cluster {
 	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -62,7 +62,7 @@ func (c *cluster) minionConfig(id string) *config.Minion {
 
 // start runs minions with the given grains until the test ends and
 // waits until all of them subscribed.
-func (c *cluster) start(t *testing.T, grains map[string]*ordered.Map, o func(*minion.Options)) {
+func (c *cluster) start(t testing.TB, grains map[string]*ordered.Map, o func(*minion.Options)) {
 	t.Helper()
 	want := c.m.Subscribers() + len(grains)
 	mctx, stop := context.WithCancel(c.ctx)

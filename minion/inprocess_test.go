@@ -17,7 +17,7 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
-func port(t *testing.T) int {
+func port(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

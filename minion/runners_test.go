@@ -14,7 +14,7 @@ import (
 	"github.com/brinesalt/brine/thin/frame"
 )
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(root, name)

@@ -176,6 +176,17 @@ func GenKeys(dir, name string, bits int) (string, error) {
 // with perm, syncs it and renames it over path, so readers never see a
 // partial key.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return writeFileAtomic(path, data, perm, true)
+}
+
+// WriteFileReplace is WriteFileAtomic without the sync, for caches whose
+// readers verify what they read (by hash) and fetch again: a crash may
+// lose the file, never expose half of it.
+func WriteFileReplace(path string, data []byte, perm fs.FileMode) error {
+	return writeFileAtomic(path, data, perm, false)
+}
+
+func writeFileAtomic(path string, data []byte, perm fs.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -183,7 +194,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
-	if werr == nil {
+	if werr == nil && sync {
 		werr = f.Sync()
 	}
 	if cerr := f.Close(); werr == nil {

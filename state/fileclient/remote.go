@@ -100,7 +100,7 @@ func (c *RemoteClient) ReadFile(ctx context.Context, rel, saltenv string) ([]byt
 	}
 	// Written through a renamed temporary file: a reader never sees
 	// half a file.
-	if err := crypt.WriteFileAtomic(dest, b, 0o600); err != nil {
+	if err := crypt.WriteFileReplace(dest, b, 0o600); err != nil {
 		return nil, false, fmt.Errorf("cache salt://%s: %w", rel, err)
 	}
 	return b, true, nil
