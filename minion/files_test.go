@@ -102,4 +102,13 @@ func TestStateApplyFromMaster(t *testing.T) {
 	if ret := c.call(t, "web2", "cp.list_master"); len(ret.Value("return").([]any)) != 2 {
 		t.Fatalf("cp.list_master returned %v", ret.Value("return"))
 	}
+
+	// pillar.items compiles afresh on the master, as Salt's does: a
+	// change on the master shows without a refresh, and each minion sees
+	// its own pillar only.
+	writeFiles(t, c.dir+"/pillar", map[string]string{"web2.sls": "dest: elsewhere\n"})
+	p, _ := c.call(t, "web2", "pillar.items").Value("return").(*ordered.Map)
+	if p == nil || p.Len() != 1 || p.Value("dest") != "elsewhere" {
+		t.Fatalf("pillar.items on web2 = %v", p)
+	}
 }
