@@ -15,14 +15,26 @@ import (
 // when Connect signs in once, as salt-call does.
 var ErrNotAccepted = errors.New("minion failed to authenticate with the master, has the minion key been accepted?")
 
+// authTries is Salt's auth_tries default: a caller's sign-in gives up
+// after that many auth_timeout periods without an answer.
+const authTries = 7
+
 // Connect signs in to the master once, without subscribing, for
 // salt-call: a pending or rejected key is ErrNotAccepted instead of a
-// wait (salt/crypt.py SAuth with opts["caller"]).
+// wait (salt/crypt.py SAuth with opts["caller"]), and a master that
+// does not answer within auth_tries × auth_timeout is an error naming
+// it.
 func (m *Minion) Connect(ctx context.Context) error {
 	m.authMu.Lock()
 	defer m.authMu.Unlock()
-	st, err := m.signIn(ctx)
+	limit := authTries * m.c.AuthTimeout
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	st, err := m.signIn(cctx)
 	if err != nil {
+		if ctx.Err() == nil && cctx.Err() != nil {
+			return fmt.Errorf("connect to %s: no answer from the master within %s", m.req.Address(), limit)
+		}
 		if errors.Is(err, errPending) || errors.Is(err, errRejected) {
 			return fmt.Errorf("%w (%w)", ErrNotAccepted, err)
 		}

@@ -120,3 +120,31 @@ func TestRemoteNotAccepted(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestRemoteNoMaster checks salt-call where no master answers: a port
+// that refuses connections and one that accepts them and stays silent
+// each give an error naming the address and exit 1.
+func TestRemoteNoMaster(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	silentPort := silent.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct {
+		port int
+		want string
+	}{
+		{1, "connect to 127.0.0.1:1: "},
+		{silentPort, fmt.Sprintf("connect to 127.0.0.1:%d: no answer from the master within 700ms", silentPort)},
+	} {
+		dir := t.TempDir()
+		conf := minionConf(t, dir, "lonely", tc.port, tc.port)
+		writeFile(t, filepath.Join(conf, "minion.d", "timeout.conf"), "auth_timeout: 0.1\n")
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"-c", conf, "test.ping"}, nil, &out, &errb)
+		if code != 1 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("port %d: exit %d, stderr %q", tc.port, code, errb.String())
+		}
+	}
+}
