@@ -3,7 +3,10 @@
 // master with its key pair, pins the master's key, subscribes to the
 // publish channel, matches each job's target against its own id, grains
 // and pillar, runs matching jobs concurrently through thin.Execute and
-// sends the returns back, queueing them while the master is away.
+// sends the returns back, queueing them while the master is away. Jobs
+// read salt:// files from the master's file server, cached by hash under
+// the cachedir, and compile pillar on the master (files.go); salt-call
+// uses the same through Connect.
 package minion
 
 import (
