@@ -1,0 +1,11 @@
+package main
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package when salt-call or the test master leaves a goroutine
+// behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
