@@ -1,6 +1,7 @@
 package minion_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -53,6 +54,7 @@ func TestStateApplyFromMaster(t *testing.T) {
 	writeFiles(t, c.dir+"/srv", map[string]string{
 		"web.sls":    "motd:\n  file.managed:\n    - name: {{ pillar['dest'] }}\n    - source: salt://files/motd\n",
 		"files/motd": "served by the master\n",
+		"top.sls":    "base:\n  web2:\n    - web\n",
 	})
 	writeFiles(t, c.dir+"/pillar", map[string]string{
 		"top.sls":  "base:\n  web1:\n    - web1\n  web2:\n    - web2\n",
@@ -92,6 +94,14 @@ func TestStateApplyFromMaster(t *testing.T) {
 		t.Fatal("changed file was not fetched again")
 	}
 
+	// A highstate reads the master's top file: web2 gets web.
+	if r := stateResult(t, c.call(t, "web2", "state.apply")); r.Value("result") != true {
+		t.Fatalf("highstate on web2: %v", r)
+	}
+	if b, _ := os.ReadFile(out + "/web2-motd"); string(b) != "changed on the master\n" {
+		t.Fatalf("highstate wrote %q", b)
+	}
+
 	dest := out + "/copied"
 	if ret := c.call(t, "web2", "cp.get_file", "salt://files/motd", dest); ret.Value("return") != dest {
 		t.Fatalf("cp.get_file returned %v", ret.Value("return"))
@@ -99,7 +109,7 @@ func TestStateApplyFromMaster(t *testing.T) {
 	if b, _ := os.ReadFile(dest); string(b) != "changed on the master\n" {
 		t.Fatalf("cp.get_file wrote %q", b)
 	}
-	if ret := c.call(t, "web2", "cp.list_master"); len(ret.Value("return").([]any)) != 2 {
+	if ret := c.call(t, "web2", "cp.list_master"); fmt.Sprint(ret.Value("return")) != "[files/motd top.sls web.sls]" {
 		t.Fatalf("cp.list_master returned %v", ret.Value("return"))
 	}
 
