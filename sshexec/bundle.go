@@ -133,16 +133,34 @@ const (
 	CodecRaw  Codec = ""
 )
 
-// unpack is the host command that decodes a file of this codec to stdout;
-// both formats carry a checksum, so a damaged upload fails here.
+// unpack is the host command that decodes an uploaded file of this codec
+// in place: it writes the file named by unpacked with the upload's mode
+// and removes the upload. Both formats carry a checksum, so a damaged
+// upload fails here.
 func (c Codec) unpack() string {
 	switch c {
 	case CodecZstd:
-		return "zstd -dcq"
+		return "zstd -dq --rm"
 	case CodecGzip:
-		return "gzip -dc"
+		return "gzip -d"
 	}
 	return ""
+}
+
+// ext is the file name suffix the codec's tool expects and strips.
+func (c Codec) ext() string {
+	switch c {
+	case CodecZstd:
+		return ".zst"
+	case CodecGzip:
+		return ".gz"
+	}
+	return ""
+}
+
+// unpacked is the name unpack gives the binary decoded from upload.
+func (c Codec) unpacked(upload string) string {
+	return strings.TrimSuffix(upload, c.ext())
 }
 
 // Payload returns the file to send for arch with codec and the sha256 of

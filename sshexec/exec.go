@@ -363,8 +363,11 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
 	defer f.Close()
-	upload := fmt.Sprintf("%s.up-%d", p.Bin, time.Now().UnixNano())
-	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, 0o600); err != nil {
+	// The upload carries the binary's mode, which the decompressor keeps,
+	// so no chmod runs on the host; its name has a dot, so no concurrent
+	// install mistakes it for another build's binary.
+	upload := fmt.Sprintf("%s.up-%d%s", p.Bin, time.Now().UnixNano(), codec.ext())
+	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, p.binFileMode()); err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
 	return p.installScript(upload, codec, sum), nil

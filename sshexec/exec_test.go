@@ -266,14 +266,10 @@ func TestNewBuildReplacesOld(t *testing.T) {
 // temporaries an upload left.
 func thinBinaries(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "salt-thin-") {
-			out = append(out, e.Name())
+	for _, n := range dirNames(t, dir) {
+		if strings.HasPrefix(n, "salt-thin-") {
+			out = append(out, n)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package sshexec
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -47,6 +48,14 @@ func (p scriptParams) binMode() string {
 	return "700"
 }
 
+// binFileMode is binMode for an upload.
+func (p scriptParams) binFileMode() os.FileMode {
+	if p.SudoUser != "" {
+		return 0o750
+	}
+	return 0o700
+}
+
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -70,6 +79,14 @@ func (p scriptParams) prelude(b *strings.Builder) {
 // (see thin/sudo.go). With --wipe the job itself removes thin_dir once
 // its result is written, as the user that owns what the job left there.
 func (p scriptParams) invoke(b *strings.Builder) {
+	p.run(b, "exec \"$B\"")
+}
+
+// run writes the command that runs the job with the thin binary started
+// by launch: `exec "$B"` on a warm host, or, right after an upload, the new
+// binary's install subcommand, which verifies and renames itself and then
+// carries on in the same process (see thin/verify.go).
+func (p scriptParams) run(b *strings.Builder, launch string) {
 	if p.Umask >= 0 {
 		fmt.Fprintf(b, "umask %03o\n", p.Umask)
 	}
@@ -78,7 +95,7 @@ func (p scriptParams) invoke(b *strings.Builder) {
 		call += " --wipe \"$T\""
 	}
 	if !p.Sudo {
-		fmt.Fprintf(b, "exec \"$B\" %s\n", call)
+		fmt.Fprintf(b, "%s %s\n", launch, call)
 		return
 	}
 	if p.SudoUser != "" {
@@ -108,7 +125,7 @@ func (p scriptParams) invoke(b *strings.Builder) {
 	if p.SetPath != "" {
 		sudo += " --path \"$PATH\""
 	}
-	fmt.Fprintf(b, "exec \"$B\" %s -- %s\n", sudo, call)
+	fmt.Fprintf(b, "%s %s -- %s\n", launch, sudo, call)
 }
 
 // keepPath carries a roster set_path across sudo, whose env_reset would
@@ -122,7 +139,9 @@ func (p scriptParams) keepPath() string {
 
 // probeScript runs the thin binary when this version is present, and
 // otherwise creates thin_dir and reports what to send: the kernel, the
-// machine and the best decompressor it has (zstd, gzip or none).
+// machine and the best decompressor it has (zstd, gzip or none). A cold
+// host pays for every process started here, so a new thin_dir gets its
+// mode from mkdir and one uname reports both names.
 func (p scriptParams) probeScript() string {
 	var b strings.Builder
 	p.prelude(&b)
@@ -131,33 +150,38 @@ func (p scriptParams) probeScript() string {
 		p.invoke(&b)
 		b.WriteString("fi\n")
 	}
-	fmt.Fprintf(&b, "umask 077; mkdir -p \"$T\" && chmod %s \"$T\" || exit %d\n", p.dirMode(), exitCantCreate)
+	fmt.Fprintf(&b, "umask 077; if [ -d \"$T\" ]; then chmod %[1]s \"$T\"; else mkdir -p -m %[1]s \"$T\"; fi || exit %[2]d\n", p.dirMode(), exitCantCreate)
 	fmt.Fprintf(&b, "Z=; if command -v zstd >/dev/null 2>&1; then Z=zstd; elif command -v gzip >/dev/null 2>&1; then Z=gzip; fi\n")
-	fmt.Fprintf(&b, "echo \"%s $(uname -s) $(uname -m) $Z\"; exit %d\n", deployMarker, exitThinDeploy)
+	fmt.Fprintf(&b, "echo \"%s $(uname -s -m) $Z\"; exit %d\n", deployMarker, exitThinDeploy)
 	return b.String()
 }
 
-// installScript turns an uploaded file (compressed or raw) into the thin
-// binary and runs the job. The codec's own checksum catches a damaged
-// upload; the new binary then checks its sha256 itself before it is
-// renamed into place (no sha256sum needed on the host). Work files carry
-// the shell's pid so that concurrent runs against one host never share a
-// half-written file; the final name only ever appears by rename.
+// installScript turns an uploaded file (compressed or raw, already of
+// the binary's mode) into the thin binary and runs the job, starting as
+// few processes as it can: the decompressor writes the binary beside the
+// upload, keeping its mode and removing it (zstd --rm, gzip -d), and the
+// new binary's install subcommand checks its own sha256, renames itself
+// to the final name, drops other builds and runs the job in the same
+// process (thin/verify.go). The codec's checksum catches a damaged upload
+// before anything runs; install refuses a binary whose sha256 differs
+// (exit 12, file removed). Work files carry a unique name so concurrent
+// runs against one host never share a half-written file, and the final
+// name only ever appears by rename.
 func (p scriptParams) installScript(upload string, codec Codec, sha string) string {
 	var b strings.Builder
 	p.prelude(&b)
-	fmt.Fprintf(&b, "U=\"$T\"/%s; W=\"$B.tmp.$$\"\n", shellQuote(upload))
+	fmt.Fprintf(&b, "U=\"$T\"/%s; W=\"$T\"/%s\n", shellQuote(upload), shellQuote(codec.unpacked(upload)))
 	if unpack := codec.unpack(); unpack != "" {
-		fmt.Fprintf(&b, "%s \"$U\" > \"$W\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }; rm -f \"$U\"\n", unpack, exitThinChecksum)
-	} else {
-		fmt.Fprintf(&b, "mv -f \"$U\" \"$W\" || exit %d\n", exitCantCreate)
+		fmt.Fprintf(&b, "%s -- \"$U\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }\n", unpack, exitThinChecksum)
 	}
-	fmt.Fprintf(&b, "chmod %s \"$W\" && \"$W\" verify %s || { rm -f \"$W\"; echo 'thin checksum mismatched' >&2; exit %d; }\n", p.binMode(), shellQuote(sha), exitThinChecksum)
-	fmt.Fprintf(&b, "mv -f \"$W\" \"$B\" || exit %d\n", exitCantCreate)
-	// Drop binaries of other versions; temporaries (with a dot) belong to
-	// runs still in flight.
-	b.WriteString("for f in \"$T\"/salt-thin-*; do n=${f##*/}; case $n in \"${B##*/}\"|*.*) ;; *) rm -f \"$f\";; esac; done\n")
-	p.invoke(&b)
+	install := fmt.Sprintf("\"$W\" install %s \"$B\"", shellQuote(sha))
+	if p.Sudo {
+		// The job runs under sudo: install as the login user first.
+		fmt.Fprintf(&b, "%s || exit $?\n", install)
+		p.invoke(&b)
+		return b.String()
+	}
+	p.run(&b, "exec "+install+" --")
 	return b.String()
 }
 

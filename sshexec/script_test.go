@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,28 +25,15 @@ func TestInstallEachCodec(t *testing.T) {
 	}
 	for _, codec := range []Codec{CodecZstd, CodecGzip, CodecRaw} {
 		t.Run("codec="+string(codec), func(t *testing.T) {
-			if u := codec.unpack(); u != "" {
-				if _, err := exec.LookPath(strings.Fields(u)[0]); err != nil {
-					t.Skipf("%s not installed here", u)
+			p, upload, sum := stageUpload(t, b, codec, nil)
+			thinDir := p.ThinDir
+			// A build being replaced, and another run's work file.
+			for _, n := range []string{"salt-thin-0123456789abcdef", "salt-thin-0123456789abcdef.up-1.zst"} {
+				if err := os.WriteFile(filepath.Join(thinDir, n), nil, 0o700); err != nil {
+					t.Fatal(err)
 				}
 			}
-			payload, sum, err := b.Payload(runtime.GOARCH, codec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			thinDir := filepath.Join(t.TempDir(), "thin")
-			if err := os.Mkdir(thinDir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(payload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(thinDir, "upload"), data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			p := scriptParams{ThinDir: thinDir, Bin: b.BinName(), Umask: -1}
-			cmd := exec.Command("/bin/sh", "-c", p.installScript("upload", codec, sum))
+			cmd := exec.Command("/bin/sh", "-c", p.installScript(upload, codec, sum))
 			cmd.Stdin = strings.NewReader(`{"fun":"test.ping","id":"h"}`)
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
@@ -56,37 +44,109 @@ func TestInstallEachCodec(t *testing.T) {
 			if err != nil || res.Return != true {
 				t.Fatalf("result %v, %v", res, err)
 			}
-			if bins := thinBinaries(t, thinDir); len(bins) != 1 || bins[0] != b.BinName() {
-				t.Errorf("thin_dir holds %v", bins)
+			names := dirNames(t, thinDir)
+			want := []string{b.BinName(), "salt-thin-0123456789abcdef.up-1.zst"}
+			slices.Sort(want)
+			if !slices.Equal(names, want) {
+				t.Errorf("thin_dir holds %v, want %v (upload gone, other build gone, other run's file kept)", names, want)
+			}
+			if st, err := os.Stat(filepath.Join(thinDir, b.BinName())); err != nil || st.Mode().Perm() != 0o700 {
+				t.Errorf("installed binary: %v, %v; want mode 0700", st, err)
 			}
 		})
 	}
 }
 
+// TestInstallRefusesWrongChecksum: a binary whose sha256 is not the
+// expected one is removed and never renamed into place, whatever the codec.
 func TestInstallRefusesWrongChecksum(t *testing.T) {
 	dir := buildThin(t)
 	b, err := OpenBundle(dir, filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	payload, _, err := b.Payload(runtime.GOARCH, CodecRaw)
+	for _, codec := range []Codec{CodecZstd, CodecRaw} {
+		t.Run("codec="+string(codec), func(t *testing.T) {
+			p, upload, _ := stageUpload(t, b, codec, nil)
+			cmd := exec.Command("/bin/sh", "-c", p.installScript(upload, codec, strings.Repeat("0", 64)))
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			err = cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitThinChecksum {
+				t.Fatalf("wrong checksum: err %v, stderr %s; want exit %d", err, errb.String(), exitThinChecksum)
+			}
+			if names := dirNames(t, p.ThinDir); len(names) != 0 {
+				t.Errorf("files left after a wrong checksum: %v", names)
+			}
+		})
+	}
+}
+
+// TestInstallRefusesDamagedUpload: a truncated compressed upload fails in
+// the decompressor, before any of it runs, and leaves nothing behind.
+func TestInstallRefusesDamagedUpload(t *testing.T) {
+	dir := buildThin(t)
+	b, err := OpenBundle(dir, filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	thinDir := filepath.Join(t.TempDir(), "thin")
-	os.Mkdir(thinDir, 0o700)
-	data, _ := os.ReadFile(payload)
-	os.WriteFile(filepath.Join(thinDir, "upload"), data, 0o600)
-	p := scriptParams{ThinDir: thinDir, Bin: b.BinName(), Umask: -1}
-	cmd := exec.Command("/bin/sh", "-c", p.installScript("upload", CodecRaw, strings.Repeat("0", 64)))
+	p, upload, sum := stageUpload(t, b, CodecZstd, func(data []byte) []byte { return data[:len(data)/2] })
 	var errb bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", p.installScript(upload, CodecZstd, sum))
 	cmd.Stderr = &errb
 	err = cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitThinChecksum {
-		t.Fatalf("wrong checksum: err %v, stderr %s; want exit %d", err, errb.String(), exitThinChecksum)
+	if !errors.As(err, &ee) || ee.ExitCode() != exitThinChecksum || !strings.Contains(errb.String(), "thin unpack failed") {
+		t.Fatalf("damaged upload: err %v, stderr %s; want exit %d", err, errb.String(), exitThinChecksum)
 	}
-	if bins := thinBinaries(t, thinDir); len(bins) != 0 {
-		t.Errorf("a binary with the wrong checksum was kept: %v", bins)
+	if names := dirNames(t, p.ThinDir); len(names) != 0 {
+		t.Errorf("files left after a damaged upload: %v", names)
 	}
+}
+
+// stageUpload puts b's payload for codec into a fresh thin_dir as the
+// upload would (mode 0700), passed through damage when it is not nil, and
+// returns the host's script parameters, the upload's name and the sha256.
+// It skips when the host lacks the codec's tool.
+func stageUpload(t *testing.T, b *Bundle, codec Codec, damage func([]byte) []byte) (scriptParams, string, string) {
+	t.Helper()
+	if u := codec.unpack(); u != "" {
+		if _, err := exec.LookPath(strings.Fields(u)[0]); err != nil {
+			t.Skipf("%s not installed here", u)
+		}
+	}
+	payload, sum, err := b.Payload(runtime.GOARCH, codec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if damage != nil {
+		data = damage(data)
+	}
+	thinDir := filepath.Join(t.TempDir(), "thin")
+	if err := os.Mkdir(thinDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	upload := "upload" + codec.ext()
+	if err := os.WriteFile(filepath.Join(thinDir, upload), data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return scriptParams{ThinDir: thinDir, Bin: b.BinName(), Umask: -1}, upload, sum
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
