@@ -2,14 +2,13 @@ package cp
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/httpget"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/file"
 )
@@ -154,22 +153,18 @@ func (c *client) getURL(ctx context.Context, raw string, dest any, makedirs bool
 }
 
 func (c *client) getHTTP(ctx context.Context, u *url.URL, dest string, toFile, makedirs bool, saltenv string) (any, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, modules.Errorf("fetch %s: %w", u.Redacted(), err)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	// httpget, not net/http: the thin binary stays 3 MB smaller.
+	var hc httpget.Client
+	resp, err := hc.Get(ctx, u.String())
 	if err != nil {
 		return nil, modules.Errorf("Error: %s reading %s", err.Error(), u.Redacted())
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, modules.Errorf("fetch %s: %w", u.Redacted(), err)
-	}
 	if resp.StatusCode >= 400 {
-		return nil, modules.Errorf("Error: HTTP %d: %s reading %s", resp.StatusCode, http.StatusText(resp.StatusCode), u.Redacted())
+		// The reason phrase is the server's, as tornado's HTTPError
+		// reports it (salt/fileclient.py get_url).
+		return nil, modules.Errorf("Error: HTTP %d: %s reading %s", resp.StatusCode, resp.Status, u.Redacted())
 	}
+	body := resp.Body
 	if !toFile {
 		return string(body), nil
 	}
