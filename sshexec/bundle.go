@@ -175,7 +175,7 @@ func (b *Bundle) Payload(arch string, codec Codec) (path, sum string, err error)
 	if codec == CodecRaw {
 		return p, sum, nil
 	}
-	out := filepath.Join(b.cacheDir, sum+"."+string(codec))
+	out := filepath.Join(b.cacheDir, sum+"."+string(codec)+compressedVersion)
 	key := arch + "/" + string(codec)
 	b.mu.Lock()
 	once := b.once[key]
@@ -199,6 +199,18 @@ func (b *Bundle) Payload(arch string, codec Codec) (path, sum string, err error)
 	return out, sum, err
 }
 
+// zstdWindow is the zstd window: 256 KiB instead of the encoder's 8 MiB
+// costs 2.5% more bytes on the wire (4.56 against 4.45 MB for an 11.5 MB
+// thin) but, measured with 100 hosts unpacking at once on two cores, cuts
+// the decompressors' CPU by a third: every host's window must stay in
+// cache while it copies matches out of it, and an 8 MiB window per host
+// does not.
+const zstdWindow = 256 << 10
+
+// compressedVersion names the compression settings in cached copies'
+// file names, so a change of settings never reuses an old copy.
+const compressedVersion = "-w18"
+
 // compressFile writes src compressed into dst through a temporary file,
 // so a crash never leaves a half-written copy under the final name.
 func compressFile(src, dst string, codec Codec) error {
@@ -209,7 +221,8 @@ func compressFile(src, dst string, codec Codec) error {
 	var buf bytes.Buffer
 	switch codec {
 	case CodecZstd:
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(true))
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(true),
+			zstd.WithWindowSize(zstdWindow))
 		if err != nil {
 			return fmt.Errorf("compress thin binary: %w", err)
 		}
