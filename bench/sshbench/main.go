@@ -118,6 +118,7 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bo
 		return fmt.Errorf("warm-up: %v: %s", err, out)
 	}
 	fmt.Printf("\n### %d hosts (parallelism %d, medians of the repetitions)\n\n", n, par)
+	printWire(filepath.Join(work, "cache", "thin"))
 	fmt.Println("| command | wall | × floor | CPU | CPU/host | × floor | peak RSS |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	var floor sample
@@ -141,6 +142,22 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bo
 			ms(m.cpu), ms(m.cpu/time.Duration(n)), ratio(m.cpu, floor.cpu), float64(m.rssKB)/1024)
 	}
 	return nil
+}
+
+// printWire reports what a cold host was sent: the compressed copies
+// salt-ssh made during the warm-up (its thin cache holds one per codec used).
+func printWire(cacheDir string) {
+	entries, err := os.ReadDir(cacheDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if name := e.Name(); strings.Contains(name, ".") && !strings.HasSuffix(name, ".json") {
+			if info, err := e.Info(); err == nil {
+				fmt.Printf("Thin on the wire: %s, %d bytes.\n\n", name[strings.Index(name, ".")+1:], info.Size())
+			}
+		}
+	}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
