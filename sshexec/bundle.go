@@ -30,9 +30,10 @@ type Bundle struct {
 	sums     map[string]string // goarch → sha256 hex
 	cacheDir string            // where compressed copies are kept
 
-	mu   sync.Mutex
-	once map[string]*sync.Once // per arch and codec
-	errs map[string]error
+	mu    sync.Mutex
+	once  map[string]*sync.Once // per arch and codec
+	errs  map[string]error
+	paths map[string]string // per arch and codec: the cached copy to send
 }
 
 // ErrNoThin means no thin binary exists for a target's architecture.
@@ -47,7 +48,7 @@ func OpenBundle(dir, cacheDir string) (*Bundle, error) {
 		return nil, fmt.Errorf("find thin binaries: %w", err)
 	}
 	b := &Bundle{binaries: map[string]string{}, sums: map[string]string{}, cacheDir: cacheDir,
-		once: map[string]*sync.Once{}, errs: map[string]error{}}
+		once: map[string]*sync.Once{}, errs: map[string]error{}, paths: map[string]string{}}
 	for _, p := range paths {
 		arch := strings.TrimPrefix(filepath.Base(p), "salt-thin-linux-")
 		if strings.Contains(arch, ".") {
@@ -185,18 +186,31 @@ func (b *Bundle) Payload(arch string, codec Codec) (path, sum string, err error)
 	}
 	b.mu.Unlock()
 	once.Do(func() {
-		if _, err := os.Stat(out); err == nil {
-			return
-		}
-		err := compressFile(p, out, codec)
+		path, err := b.compressed(p, out, sum, codec)
 		b.mu.Lock()
-		b.errs[key] = err
+		b.paths[key], b.errs[key] = path, err
 		b.mu.Unlock()
 	})
 	b.mu.Lock()
-	err = b.errs[key]
-	b.mu.Unlock()
-	return out, sum, err
+	defer b.mu.Unlock()
+	return b.paths[key], sum, b.errs[key]
+}
+
+// compressed returns the cached compressed copy of the binary at p,
+// making it on first use: for zstd, the Makefile's prebuilt copy when it
+// checks out (kept under its own cache name, so that it wins over a copy
+// salt-ssh made before it existed), else salt-ssh's own.
+func (b *Bundle) compressed(p, out, sum string, codec Codec) (string, error) {
+	if codec == CodecZstd {
+		pre := out + "-prebuilt"
+		if _, err := os.Stat(pre); err == nil || adoptPrebuilt(p+prebuiltExt, pre, sum) {
+			return pre, nil
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	return out, compressFile(p, out, codec)
 }
 
 // zstdWindow is the zstd window: 256 KiB instead of the encoder's 8 MiB
@@ -236,22 +250,28 @@ func compressFile(src, dst string, codec Codec) error {
 	default:
 		return fmt.Errorf("compress thin binary: unknown codec %q", codec)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".thin-*")
-	if err != nil {
-		return fmt.Errorf("compress thin binary: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("compress thin binary: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("compress thin binary: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	if err := writeCacheFile(dst, buf.Bytes()); err != nil {
 		return fmt.Errorf("compress thin binary: %w", err)
 	}
 	return nil
+}
+
+// writeCacheFile writes data to dst through a temporary file in the same
+// directory, so a crash never leaves a half-written copy under dst.
+func writeCacheFile(dst string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".thin-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
 }
 
 // ErrThinMismatch means a thin binary comes from a build whose remote
