@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,10 +31,11 @@ type Bundle struct {
 	sums     map[string]string // goarch → sha256 hex
 	cacheDir string            // where compressed copies are kept
 
-	mu    sync.Mutex
-	once  map[string]*sync.Once // per arch and codec
-	errs  map[string]error
-	paths map[string]string // per arch and codec: the cached copy to send
+	mu     sync.Mutex
+	once   map[string]*sync.Once // per arch and codec
+	errs   map[string]error
+	paths  map[string]string // per arch and codec: the cached copy to send
+	checks map[string]string // per arch and codec: the sha256 the host checks
 }
 
 // ErrNoThin means no thin binary exists for a target's architecture.
@@ -48,7 +50,8 @@ func OpenBundle(dir, cacheDir string) (*Bundle, error) {
 		return nil, fmt.Errorf("find thin binaries: %w", err)
 	}
 	b := &Bundle{binaries: map[string]string{}, sums: map[string]string{}, cacheDir: cacheDir,
-		once: map[string]*sync.Once{}, errs: map[string]error{}, paths: map[string]string{}}
+		once: map[string]*sync.Once{}, errs: map[string]error{}, paths: map[string]string{},
+		checks: map[string]string{}}
 	for _, p := range paths {
 		arch := strings.TrimPrefix(filepath.Base(p), "salt-thin-linux-")
 		if strings.Contains(arch, ".") {
@@ -135,18 +138,21 @@ const (
 )
 
 // unpack is the host command that decodes an uploaded file of this codec
-// in place: it writes the file named by unpacked with the upload's mode
-// and removes the upload. Both formats carry a checksum, so a damaged
-// upload fails here.
+// beside it: it writes the file named by unpacked with the upload's mode.
+// Both formats carry a checksum, so a damaged upload fails here.
 func (c Codec) unpack() string {
 	switch c {
 	case CodecZstd:
-		return "zstd -dq --rm"
+		return "zstd -dq"
 	case CodecGzip:
 		return "gzip -d"
 	}
 	return ""
 }
+
+// consumes reports whether unpack removes the upload (gzip always does),
+// so that only the unpacked binary is left to check.
+func (c Codec) consumes() bool { return c == CodecGzip }
 
 // ext is the file name suffix the codec's tool expects and strips.
 func (c Codec) ext() string {
@@ -164,9 +170,10 @@ func (c Codec) unpacked(upload string) string {
 	return strings.TrimSuffix(upload, c.ext())
 }
 
-// Payload returns the file to send for arch with codec and the sha256 of
-// the uncompressed binary. Compressed copies are made once per build and
-// kept in the cache directory.
+// Payload returns the file to send for arch with codec and the sha256 the
+// host checks: of the file sent when the host keeps it after unpacking
+// (zstd, raw), of the unpacked binary when it does not (gzip). Compressed
+// copies are made once per build and kept in the cache directory.
 func (b *Bundle) Payload(arch string, codec Codec) (path, sum string, err error) {
 	p, ok := b.binaries[arch]
 	if !ok {
@@ -187,13 +194,31 @@ func (b *Bundle) Payload(arch string, codec Codec) (path, sum string, err error)
 	b.mu.Unlock()
 	once.Do(func() {
 		path, err := b.compressed(p, out, sum, codec)
+		check := sum
+		if err == nil && !codec.consumes() {
+			check, err = fileSum(path)
+		}
 		b.mu.Lock()
-		b.paths[key], b.errs[key] = path, err
+		b.paths[key], b.checks[key], b.errs[key] = path, check, err
 		b.mu.Unlock()
 	})
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.paths[key], sum, b.errs[key]
+	return b.paths[key], b.checks[key], b.errs[key]
+}
+
+// fileSum is the sha256 of the file at p, in hex.
+func fileSum(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("hash thin payload: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash thin payload: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // compressed returns the cached compressed copy of the binary at p,

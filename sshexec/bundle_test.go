@@ -17,9 +17,17 @@ func TestZstdPayloadWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, _, err := b.Payload(runtime.GOARCH, CodecZstd)
+	path, check, err := b.Payload(runtime.GOARCH, CodecZstd)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The host keeps a zstd upload until install has checked it, so the
+	// sha256 it checks is the upload's (as Salt checks thin.tgz).
+	if sum, err := fileSum(path); err != nil || check != sum {
+		t.Errorf("zstd payload checked against %s, want the upload's sha256 %s (%v)", check, sum, err)
+	}
+	if _, gz, err := b.Payload(runtime.GOARCH, CodecGzip); err != nil || gz != b.sums[runtime.GOARCH] {
+		t.Errorf("gzip payload checked against %s, want the binary's %s (%v)", gz, b.sums[runtime.GOARCH], err)
 	}
 	if filepath.Ext(path) != "."+string(CodecZstd)+compressedVersion {
 		t.Errorf("cached copy %s does not name its settings", path)

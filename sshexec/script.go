@@ -159,14 +159,16 @@ func (p scriptParams) probeScript() string {
 // installScript turns an uploaded file (compressed or raw, already of
 // the binary's mode) into the thin binary and runs the job, starting as
 // few processes as it can: the decompressor writes the binary beside the
-// upload, keeping its mode and removing it (zstd --rm, gzip -d), and the
-// new binary's install subcommand checks its own sha256, renames itself
-// to the final name, drops other builds and runs the job in the same
-// process (thin/verify.go). The codec's checksum catches a damaged upload
-// before anything runs; install refuses a binary whose sha256 differs
-// (exit 12, file removed). Work files carry a unique name so concurrent
-// runs against one host never share a half-written file, and the final
-// name only ever appears by rename.
+// upload, keeping its mode, and the new binary's install subcommand checks
+// the sha256 of what was uploaded (sha), removes the upload, renames
+// itself to the final name, drops other builds and runs the job in the
+// same process (thin/verify.go). The codec's checksum catches a damaged
+// upload before anything runs; install refuses a sha256 mismatch (exit
+// 12, files removed). gzip cannot keep its input everywhere (-k is not in
+// busybox), so after gzip the binary checks itself and sha is the
+// binary's. Work files carry a unique name so concurrent runs against one
+// host never share a half-written file, and the final name only ever
+// appears by rename.
 func (p scriptParams) installScript(upload string, codec Codec, sha string) string {
 	var b strings.Builder
 	p.prelude(&b)
@@ -174,7 +176,11 @@ func (p scriptParams) installScript(upload string, codec Codec, sha string) stri
 	if unpack := codec.unpack(); unpack != "" {
 		fmt.Fprintf(&b, "%s -- \"$U\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }\n", unpack, exitThinChecksum)
 	}
-	install := fmt.Sprintf("\"$W\" install %s \"$B\"", shellQuote(sha))
+	source := "$U"
+	if codec.consumes() {
+		source = "$W"
+	}
+	install := fmt.Sprintf("\"$W\" install %s \"%s\" \"$B\"", shellQuote(sha), source)
 	if p.Sudo {
 		// The job runs under sudo: install as the login user first.
 		fmt.Fprintf(&b, "%s || exit $?\n", install)
