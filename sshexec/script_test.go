@@ -3,6 +3,7 @@ package sshexec
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,17 +17,29 @@ import (
 
 // TestInstallEachCodec runs the install script with /bin/sh for every
 // codec, as a host would after the upload, and checks that the binary
-// lands under its final name and answers the job.
+// lands under its final name and answers the job, also when thin_dir's
+// path goes through a symlink (the binary sees its resolved path).
 func TestInstallEachCodec(t *testing.T) {
 	dir := buildThin(t)
 	b, err := OpenBundle(dir, filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, codec := range []Codec{CodecZstd, CodecGzip, CodecRaw} {
-		t.Run("codec="+string(codec), func(t *testing.T) {
+	for _, tc := range []struct {
+		codec   Codec
+		symlink bool
+	}{{CodecZstd, false}, {CodecGzip, false}, {CodecRaw, false}, {CodecZstd, true}, {CodecRaw, true}} {
+		codec := tc.codec
+		t.Run(fmt.Sprintf("codec=%s/symlink=%v", codec, tc.symlink), func(t *testing.T) {
 			p, upload, sum := stageUpload(t, b, codec, nil)
 			thinDir := p.ThinDir
+			if tc.symlink {
+				link := filepath.Join(t.TempDir(), "link")
+				if err := os.Symlink(filepath.Dir(thinDir), link); err != nil {
+					t.Fatal(err)
+				}
+				p.ThinDir = filepath.Join(link, filepath.Base(thinDir))
+			}
 			// A build being replaced, and another run's work file.
 			for _, n := range []string{"salt-thin-0123456789abcdef", "salt-thin-0123456789abcdef.up-1.zst"} {
 				if err := os.WriteFile(filepath.Join(thinDir, n), nil, 0o700); err != nil {

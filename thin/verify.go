@@ -111,11 +111,13 @@ func runInstall(ctx context.Context, inv *Invocation) int {
 	if !filepath.IsAbs(final) {
 		final = filepath.Join(filepath.Dir(self), final)
 	}
-	if filepath.Dir(final) != filepath.Dir(self) {
+	// Compared as files, not names: os.Executable resolves symlinks that
+	// thin_dir's path may go through.
+	if !sameFile(filepath.Dir(final), filepath.Dir(self)) {
 		fmt.Fprintf(inv.Stderr, "salt-thin install: %s is not beside %s\n", final, self)
 		return ExUsage
 	}
-	if abs, err := filepath.Abs(source); err == nil && abs != self {
+	if !sameFile(source, self) {
 		os.Remove(source)
 	}
 	if err := os.Rename(self, final); err != nil {
@@ -128,6 +130,16 @@ func runInstall(ctx context.Context, inv *Invocation) int {
 		return ExOK
 	}
 	return Main(ctx, rest, inv.Stdin, inv.Stdout, inv.Stderr)
+}
+
+// sameFile reports whether paths a and b name the same existing file.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // removeOtherBuilds deletes the thin binaries of other builds in final's
