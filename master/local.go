@@ -179,6 +179,8 @@ func publishFromMap(req *ordered.Map) PublishRequest {
 	p.JID, _ = req.Value("jid").(string)
 	p.Delimiter, _ = req.Value("delimiter").(string)
 	p.Metadata, _ = req.Value("metadata").(*ordered.Map)
+	p.RetConfig, _ = req.Value("ret_config").(string)
+	p.RetKwargs, _ = req.Value("ret_kwargs").(*ordered.Map)
 	return p
 }
 
@@ -224,6 +226,12 @@ func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []strin
 		"arg", orList(p.Arg), "ret", p.Ret, "user", p.User, "jid", p.JID, "delimiter", p.Delimiter)
 	if p.Metadata != nil {
 		req.Set("metadata", p.Metadata)
+	}
+	if p.RetKwargs != nil {
+		req.Set("ret_kwargs", p.RetKwargs)
+	}
+	if p.RetConfig != "" {
+		req.Set("ret_config", p.RetConfig)
 	}
 	resp, err := c.call(ctx, req)
 	if err != nil {

@@ -25,6 +25,10 @@ type PublishRequest struct {
 	JID       string
 	Delimiter string
 	Metadata  *ordered.Map
+	// RetConfig and RetKwargs are salt --return_config and
+	// --return_kwargs, passed to the minions' returners.
+	RetConfig string
+	RetKwargs *ordered.Map
 }
 
 // Publish is ClearFuncs.publish: resolve the minions the target is
@@ -57,8 +61,14 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	}
 	job := &protocol.Job{Fun: r.Fun, Arg: r.Arg, Tgt: r.Tgt, JID: jid, Ret: r.Ret, TgtType: string(kind),
 		User: r.User, Delimiter: r.Delimiter, Kwargs: ordered.New()}
+	if r.RetConfig != "" {
+		job.Kwargs.Set("ret_config", r.RetConfig)
+	}
 	if r.Metadata != nil {
 		job.Kwargs.Set("metadata", r.Metadata)
+	}
+	if r.RetKwargs != nil {
+		job.Kwargs.Set("ret_kwargs", r.RetKwargs)
 	}
 	load := job.SaltMap()
 	ids := make([]any, len(minions))

@@ -97,6 +97,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 		ret.Metadata = md
 	}
 	m.queueReturn(ret.SaltMap())
+	m.sendToReturners(ctx, job, ret)
 }
 
 // jobOptions gives a job the minion's grains, the master's file server

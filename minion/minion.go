@@ -30,6 +30,7 @@ import (
 	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/returners"
 	"github.com/brinesalt/brine/thin/frame"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	// MasterPub pins the master key in memory when no pki_dir file is
 	// wanted (the swarm benchmark); "" uses minion_master.pub.
 	NoDisk bool
+	// Returners are the returners jobs can name; nil means
+	// returners.Default.
+	Returners *returners.Registry
 }
 
 // ErrMasterKeyChanged is the master offering a key other than the pinned

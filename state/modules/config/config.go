@@ -292,3 +292,11 @@ func dotVals(_ context.Context, c *modules.Call) (any, error) {
 	}
 	return ret, nil
 }
+
+// Option is config.option for one key without omissions: the first of
+// the minion options, grains, pillar and master options holding value
+// as a flat key, else Salt's defaults, else def. Returners read their
+// settings through it (salt/returners/__init__.py get_returner_options).
+func Option(env *modules.Env, value string, def any) any {
+	return lookupOption(env, value, def, false)
+}

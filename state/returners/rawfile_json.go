@@ -1,0 +1,40 @@
+package returners
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+func init() { Default.Register("rawfile_json", RawfileJSON) }
+
+// RawfileJSON is salt/returners/rawfile_json.py: the return as one JSON
+// line appended to rawfile_json.filename (default /var/log/salt/events)
+// under an exclusive flock, as salt.utils.files.flopen takes, so lines
+// from concurrent jobs never interleave. The whole line goes out in one
+// write on an O_APPEND descriptor.
+func RawfileJSON(_ context.Context, env *modules.Env, ret *ordered.Map) error {
+	o := Options(env, "rawfile_json", ret, []string{"filename"}, map[string]any{"filename": "/var/log/salt/events"})
+	name := fmt.Sprint(o["filename"])
+	line, err := output.PyJSON(ret, -1, false)
+	if err != nil {
+		return fmt.Errorf("encode return for %s: %w", name, err)
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("could not write to rawfile_json file: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		return fmt.Errorf("could not write to rawfile_json file %s: %w", name, err)
+	}
+	return f.Close()
+}
