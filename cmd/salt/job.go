@@ -73,6 +73,12 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 		return 1
 	}
 	defer s.close()
+	if c.o.subset > 0 {
+		if req, err = c.subset(ctx, s, req); err != nil {
+			fmt.Fprintln(c.stderr, "Error:", err)
+			return 1
+		}
+	}
 	jid, minions, err := s.pub.Publish(ctx, req)
 	if err != nil {
 		fmt.Fprintln(c.stderr, "Error:", err)
@@ -88,15 +94,20 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 	} else if c.o.showJID {
 		fmt.Fprintf(c.stdout, "jid: %s\n", jid)
 	}
-	got := c.collect(ctx, s, jid, minions, req)
+	if c.o.progress {
+		return c.withProgress(ctx, s, jid, minions, req)
+	}
+	got := c.collect(ctx, s, jid, minions, req, c.printReturn)
 	return c.finish(jid, minions, got)
 }
 
 // collect is LocalClient.get_iter_returns: print returns as they come;
 // when timeout passes, ask the silent minions with saltutil.find_job
 // (for gather_job_timeout) whether they still run the job, and keep
-// waiting another timeout while any does.
-func (c *cli) collect(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest) map[string]int {
+// waiting another timeout while any does. onReturn sees each return
+// once.
+func (c *cli) collect(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest,
+	onReturn func(id string, data *ordered.Map)) map[string]int {
 	got := map[string]int{}
 	retPrefix := "salt/job/" + jid + "/ret/"
 	findPrefix := ""
@@ -117,7 +128,7 @@ func (c *cli) collect(ctx context.Context, s *session, jid string, minions []str
 				if _, dup := got[id]; !dup {
 					rc, _ := protocol.AsInt(ev.Data.Value("retcode"))
 					got[id] = rc
-					c.printReturn(id, ev.Data)
+					onReturn(id, ev.Data)
 					if !slices.Contains(minions, id) {
 						minions = append(minions, id)
 					}

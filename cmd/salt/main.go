@@ -17,6 +17,8 @@ import (
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 func main() {
@@ -37,6 +39,9 @@ type options struct {
 	out, configDir, logLevel, delimiter, ret                                      string
 	outIndent                                                                     int
 	noColor                                                                       bool
+	progress                                                                      bool
+	subset                                                                        int
+	retConfig, retKwargs                                                          string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
@@ -68,6 +73,10 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "console log level")
 	fs.StringVar(&o.delimiter, "delimiter", "", "grain/pillar key delimiter")
 	fs.StringVar(&o.ret, "return", "", "returners to send the returns to as well")
+	fs.StringVar(&o.retConfig, "return_config", "", "alternative returner configuration name")
+	fs.StringVar(&o.retKwargs, "return_kwargs", "", "returner options as a YAML dict")
+	fs.BoolVarP(&o.progress, "progress", "p", false, "show a progress bar on stderr as returns arrive")
+	fs.IntVar(&o.subset, "subset", 0, "run on N random minions of the target that have the function")
 	return fs
 }
 
@@ -126,7 +135,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		jobArgs = append(jobArgs, a)
 	}
 	c := &cli{o: o, mo: mo, stdout: stdout, stderr: stderr, sock: mo.LocalSocket()}
-	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: user(), Delimiter: o.delimiter}
+	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: user(),
+		Delimiter: o.delimiter, RetConfig: o.retConfig}
+	if o.retKwargs != "" {
+		// salt/cli/salt.py passes --return_kwargs through yamlify_arg;
+		// the returners update their options with it, so it must be a
+		// dict.
+		kw, ok := saltyaml.ParseCLIArg(o.retKwargs).(*ordered.Map)
+		if !ok {
+			fmt.Fprintf(stderr, "salt: error: --return_kwargs %q is not a YAML dict\n", o.retKwargs)
+			return 2
+		}
+		req.RetKwargs = kw
+	}
 	if o.batch != "" {
 		return c.runBatch(ctx, req)
 	}

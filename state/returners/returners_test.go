@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/brinesalt/brine/internal/clustertest"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -101,33 +101,8 @@ func TestRawfileJSONUnwritable(t *testing.T) {
 	}
 }
 
-// listen is a real unix datagram syslog socket.
-func listen(t *testing.T) (string, <-chan string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "log.sock")
-	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan string, 10)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 1<<16)
-		for {
-			n, err := c.Read(buf)
-			if err != nil {
-				return
-			}
-			ch <- string(buf[:n])
-		}
-	}()
-	t.Cleanup(func() { c.Close(); <-done })
-	return path, ch
-}
-
 func TestSyslog(t *testing.T) {
-	sock, ch := listen(t)
+	sock, ch := clustertest.SyslogListener(t)
 	e := env("syslog", ordered.FromPairs("socket", sock, "facility", "LOG_LOCAL3", "level", "LOG_WARNING", "tag", "brine-ret",
 		"options", []any{"LOG_PID"}))
 	if errs := Default.Send(context.Background(), e, "syslog", sampleRet("m1")); errs != nil {
@@ -145,7 +120,7 @@ func TestSyslog(t *testing.T) {
 }
 
 func TestSyslogBadOptions(t *testing.T) {
-	sock, ch := listen(t)
+	sock, ch := clustertest.SyslogListener(t)
 	for _, o := range []*ordered.Map{
 		ordered.FromPairs("socket", sock, "level", "LOG_LOUD"),
 		ordered.FromPairs("socket", sock, "facility", "LOG_NOPE"),

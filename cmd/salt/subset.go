@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// subset is LocalClient.cmd_subset (salt/client/__init__.py): ask the
+// target for its functions (sys.list_functions), shuffle the minions
+// that answered and keep the first --subset of them that have the
+// job's function, as a list target. No minion having it leaves an
+// empty target, which publishes to nobody as in Salt.
+func (c *cli) subset(ctx context.Context, s *session, req master.PublishRequest) (master.PublishRequest, error) {
+	ask := req
+	ask.Fun, ask.Arg, ask.Ret, ask.RetConfig, ask.RetKwargs = "sys.list_functions", nil, "", "", nil
+	jid, minions, err := s.pub.Publish(ctx, ask)
+	if err != nil {
+		return req, err
+	}
+	var answered []string
+	has := map[string]bool{}
+	c.collect(ctx, s, jid, minions, ask, func(id string, data *ordered.Map) {
+		answered = append(answered, id)
+		fns, _ := data.Value("return").([]any)
+		has[id] = slices.Contains(fns, any(req.Fun))
+	})
+	rand.Shuffle(len(answered), func(i, j int) { answered[i], answered[j] = answered[j], answered[i] })
+	pick := []any{}
+	for _, id := range answered {
+		if len(pick) >= c.o.subset {
+			break
+		}
+		if has[id] {
+			pick = append(pick, id)
+		}
+	}
+	req.Tgt, req.TgtType = pick, "list"
+	return req, nil
+}

@@ -1,0 +1,233 @@
+// Package clustertest runs a real Brine master and minions for
+// end-to-end tests: it builds the daemons and command-line tools, starts
+// a master on loopback and minions as separate processes with their own
+// pki and cache directories, all talking over real ZeroMQ sockets.
+package clustertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Cluster is a running master with its minions. Bin holds the built
+// tools, Dir the master's and minions' directories (master/,
+// minion-<name>/, srv/salt, srv/pillar), Logs each process's output.
+type Cluster struct {
+	t       *testing.T
+	Bin     string
+	Dir     string
+	pubPort int
+	retPort int
+	master  *exec.Cmd
+	Minions map[string]*exec.Cmd
+	Logs    map[string]*SyncBuffer
+}
+
+// SyncBuffer is a bytes.Buffer safe to read while a process writes it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func buildTools(t *testing.T, extra []string) string {
+	t.Helper()
+	bin := t.TempDir()
+	args := []string{"build", "-o", bin + "/"}
+	for _, tool := range append([]string{"salt-master", "salt-minion", "salt", "salt-run", "salt-key"}, extra...) {
+		args = append(args, "github.com/brinesalt/brine/cmd/"+tool)
+	}
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// New starts a master with masterConf appended to its config; tools
+// are built besides salt-master, salt-minion, salt, salt-run and
+// salt-key (package paths under cmd/). The cluster stops with the test.
+func New(t *testing.T, masterConf string, tools ...string) *Cluster {
+	c := &Cluster{t: t, Bin: buildTools(t, tools), Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
+		Minions: map[string]*exec.Cmd{}, Logs: map[string]*SyncBuffer{}}
+	d := c.Dir
+	for _, sub := range []string{"master", "srv/salt", "srv/pillar"} {
+		os.MkdirAll(filepath.Join(d, sub), 0o700)
+	}
+	os.WriteFile(filepath.Join(d, "srv/pillar/top.sls"), []byte("base:\n  'G@role:web':\n    - match: compound\n    - web\n"), 0o600)
+	os.WriteFile(filepath.Join(d, "srv/pillar/web.sls"), []byte("site: {{ grains['id'] }}.example\n"), 0o600)
+	os.WriteFile(filepath.Join(d, "srv/salt/hello.txt"), []byte("hello from the master\n"), 0o600)
+	conf := fmt.Sprintf(`interface: 127.0.0.1
+publish_port: %d
+ret_port: %d
+pki_dir: %s/master/pki
+cachedir: %s/master/cache
+sock_dir: %s/master/sock
+file_roots: {base: [%s/srv/salt]}
+pillar_roots: {base: [%s/srv/pillar]}
+timeout: 3
+gather_job_timeout: 3
+nodegroups:
+  webs: 'G@role:web'
+%s
+`, c.pubPort, c.retPort, d, d, d, d, d, masterConf)
+	os.WriteFile(filepath.Join(d, "master/master"), []byte(conf), 0o600)
+	c.StartMaster()
+	t.Cleanup(c.stopAll)
+	return c
+}
+
+// StartMaster starts (or restarts) the master and waits for its socket.
+func (c *Cluster) StartMaster() {
+	cmd := exec.Command(filepath.Join(c.Bin, "salt-master"), "-c", filepath.Join(c.Dir, "master"), "-l", "info")
+	buf := &SyncBuffer{}
+	c.Logs["master"] = buf
+	cmd.Stdout, cmd.Stderr = buf, buf
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.master = cmd
+	c.WaitFor("master socket", func() bool {
+		_, err := os.Stat(filepath.Join(c.Dir, "master/sock/brine-master.sock"))
+		return err == nil
+	})
+}
+
+// StopMaster interrupts the master and waits for it to exit.
+func (c *Cluster) StopMaster() {
+	if c.master != nil {
+		c.master.Process.Signal(os.Interrupt)
+		c.master.Wait()
+		c.master = nil
+	}
+}
+
+func (c *Cluster) stopAll() {
+	for _, m := range c.Minions {
+		m.Process.Signal(os.Interrupt)
+	}
+	for _, m := range c.Minions {
+		m.Wait()
+	}
+	c.StopMaster()
+	if c.t.Failed() {
+		for name, b := range c.Logs {
+			c.t.Logf("--- %s log ---\n%s", name, b.String())
+		}
+	}
+}
+
+// MinionConf writes a minion config; pkiName lets two minions share an id
+// with different keys.
+func (c *Cluster) MinionConf(id, pkiName, extra string) string {
+	dir := filepath.Join(c.Dir, "minion-"+pkiName)
+	os.MkdirAll(dir, 0o700)
+	conf := fmt.Sprintf(`master: 127.0.0.1
+master_port: %d
+publish_port: %d
+id: %s
+pki_dir: %s/pki
+cachedir: %s/cache
+acceptance_wait_time: 1
+random_reauth_delay: 1
+recon_default: 200
+recon_max: 500
+return_retry_timer: 1
+return_retry_timer_max: 2
+%s
+`, c.retPort, c.pubPort, id, dir, dir, extra)
+	os.WriteFile(filepath.Join(dir, "minion"), []byte(conf), 0o600)
+	return dir
+}
+
+// StartMinion starts a salt-minion with the config directory dir.
+func (c *Cluster) StartMinion(name, dir string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(c.Bin, "salt-minion"), "-c", dir, "-l", "info")
+	buf := &SyncBuffer{}
+	c.Logs[name] = buf
+	cmd.Stdout, cmd.Stderr = buf, buf
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.Minions[name] = cmd
+	return cmd
+}
+
+// Run runs a built tool against the master config and returns its
+// combined output and exit code.
+func (c *Cluster) Run(tool string, args ...string) (string, int) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	full := append([]string{"-c", filepath.Join(c.Dir, "master")}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, tool), full...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	return out.String(), code
+}
+
+// WaitFor polls cond for up to 45 seconds and fails the test if it never
+// holds.
+func (c *Cluster) WaitFor(what string, cond func() bool) {
+	c.t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.t.Fatalf("timed out waiting for %s", what)
+}
+
+// PingUntil waits until every minion in want answers test.ping on tgt.
+func (c *Cluster) PingUntil(tgt string, want ...string) {
+	c.t.Helper()
+	c.WaitFor("ping "+tgt, func() bool {
+		out, _ := c.Run("salt", tgt, "test.ping", "-t", "2")
+		for _, w := range want {
+			if !strings.Contains(out, w+":\n    True") {
+				return false
+			}
+		}
+		return true
+	})
+}
