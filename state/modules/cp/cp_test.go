@@ -38,7 +38,7 @@ type fixture struct {
 	cache string
 }
 
-func newFixture(t *testing.T, listing bool) fixture {
+func newFixture(t testing.TB, listing bool) fixture {
 	t.Helper()
 	roots, cache := t.TempDir(), t.TempDir()
 	for p, c := range map[string]string{

@@ -275,6 +275,10 @@ func read(_ context.Context, c *modules.Call) (any, error) {
 	return universalNewlines(string(b)), nil
 }
 
+// PyOSError words an os error as Python's OSError str(), for modules
+// that return Salt's error text.
+func PyOSError(err error) string { return pyOSError(err) }
+
 // pyOSError words an os error as Python's OSError str().
 func pyOSError(err error) string {
 	var pe *os.PathError
