@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		jobArgs = append(jobArgs, a)
 	}
 	c := &cli{o: o, mo: mo, stdout: stdout, stderr: stderr, sock: mo.LocalSocket()}
-	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: user(),
+	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: master.LocalUser(),
 		Delimiter: o.delimiter, RetConfig: o.retConfig}
 	if o.retKwargs != "" {
 		// salt/cli/salt.py passes --return_kwargs through yamlify_arg;
@@ -166,17 +166,4 @@ func splitList(s string) []any {
 		}
 	}
 	return out
-}
-
-func user() string {
-	if u := os.Getenv("SUDO_USER"); u != "" {
-		return "sudo_" + u
-	}
-	if os.Geteuid() == 0 {
-		return "root"
-	}
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	return "root"
 }

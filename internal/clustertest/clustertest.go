@@ -173,7 +173,15 @@ return_retry_timer_max: 2
 
 // StartMinion starts a salt-minion with the config directory dir.
 func (c *Cluster) StartMinion(name, dir string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(c.Bin, "salt-minion"), "-c", dir, "-l", "info")
+	return c.StartMinionWrapped(name, dir)
+}
+
+// StartMinionWrapped starts a salt-minion under a wrapper command that
+// ends by exec'ing its arguments (for example unshare -m with a private
+// mount), so each minion can see its own file system at one path.
+func (c *Cluster) StartMinionWrapped(name, dir string, wrapper ...string) *exec.Cmd {
+	args := append(append([]string{}, wrapper...), filepath.Join(c.Bin, "salt-minion"), "-c", dir, "-l", "info")
+	cmd := exec.Command(args[0], args[1:]...)
 	buf := &SyncBuffer{}
 	c.Logs[name] = buf
 	cmd.Stdout, cmd.Stderr = buf, buf

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// local is the part of LocalClient salt-cp uses: one connection that
+// publishes and one that streams the master's events, kept for the
+// whole copy so that hundreds of chunk jobs do not each reconnect.
+type local struct {
+	pub     *master.Client
+	events  <-chan master.Event
+	timeout time.Duration
+	closeFn func()
+}
+
+func dialLocal(ctx context.Context, sock string, timeout time.Duration) (*local, error) {
+	ectx, cancel := context.WithCancel(ctx)
+	ev, err := master.Dial(ectx, sock)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ch, err := ev.Events(ectx)
+	if err == nil {
+		var pub *master.Client
+		if pub, err = master.Dial(ctx, sock); err == nil {
+			return &local{pub: pub, events: ch, timeout: timeout, closeFn: func() { cancel(); ev.Close(); pub.Close() }}, nil
+		}
+	}
+	ev.Close()
+	cancel()
+	return nil, err
+}
+
+func (l *local) close() { l.closeFn() }
+
+// cmd is LocalClient.cmd: publish, then gather {minion: return} until
+// every expected minion answered or timeout passed without an answer.
+// The expected minions come back too, for the "Publish failed" message.
+func (l *local) cmd(ctx context.Context, req master.PublishRequest) (*ordered.Map, []string, error) {
+	jid, minions, err := l.pub.Publish(ctx, req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("publish %s: %w", req.Fun, err)
+	}
+	got := ordered.New()
+	if len(minions) == 0 {
+		return got, minions, nil
+	}
+	prefix := "salt/job/" + jid + "/ret/"
+	t := time.NewTimer(l.timeout)
+	defer t.Stop()
+	for got.Len() < len(minions) {
+		select {
+		case <-ctx.Done():
+			return got, minions, context.Cause(ctx)
+		case <-t.C:
+			return got, minions, nil
+		case ev, ok := <-l.events:
+			if !ok {
+				return got, minions, fmt.Errorf("event stream from the master closed")
+			}
+			if id, ok := strings.CutPrefix(ev.Tag, prefix); ok && !got.Has(id) {
+				got.Set(id, ev.Data.Value("return"))
+				t.Reset(l.timeout)
+			}
+		}
+	}
+	return got, minions, nil
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// saltCP is one salt-cp run (salt/cli/cp.py SaltCP).
+type saltCP struct {
+	o              options
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	chunkSize      int
+	tgt            any
+	src            []string
+	dest           string
+	sock           string
+	timeout        time.Duration
+}
+
+// run copies and prints {minion: {path: result}}. Like Salt's salt-cp
+// it exits 0 whatever the minions answered (SaltCP.run returns
+// nothing); 42 for a missing source, 1 for a directory without
+// --chunked, 2 for usage errors.
+func (c *saltCP) run(ctx context.Context) int {
+	var ret *ordered.Map
+	code := 0
+	if c.o.chunked {
+		ret, code = c.runChunked(ctx)
+	} else {
+		ret, code = c.runOldstyle(ctx)
+	}
+	if ret == nil {
+		return code
+	}
+	out := c.o.out
+	if out == "" {
+		out = "nested"
+	}
+	opts := output.Options{}
+	if c.o.outIndent != -1000 {
+		opts.Indent = output.IndentOf(c.o.outIndent)
+	}
+	if err := output.Write(c.stdout, out, ret, opts); err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return 1
+	}
+	return code
+}
+
+func (c *saltCP) request(fun string, arg []any) master.PublishRequest {
+	return master.PublishRequest{Tgt: c.tgt, TgtType: c.o.tgtType(), Fun: fun, Arg: arg, User: master.LocalUser(), Delimiter: c.o.delimiter}
+}
+
+// runOldstyle is SaltCP.run_oldstyle: every source file's contents in
+// one cp.recv job. Sources that do not exist are skipped silently and a
+// directory is refused, as Salt's _load_files does.
+func (c *saltCP) runOldstyle(ctx context.Context) (*ordered.Map, int) {
+	files := ordered.New()
+	for _, s := range c.src {
+		st, err := os.Stat(s)
+		if err != nil {
+			continue
+		}
+		if st.IsDir() {
+			fmt.Fprintf(c.stdout, "%s is a directory, only files are supported in non-chunked mode. Use \"--chunked\" command line argument.\n", s)
+			return nil, 1
+		}
+		b, err := os.ReadFile(s)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "The referenced file, %s is not available.\n", s)
+			return nil, 42
+		}
+		files.Set(s, string(b))
+	}
+	l, err := dialLocal(ctx, c.sock, c.timeout)
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return nil, 1
+	}
+	defer l.close()
+	ret, _, err := l.cmd(ctx, c.request("cp.recv", []any{files, c.dest}))
+	if err != nil {
+		fmt.Fprintln(c.stderr, "Error:", err)
+		return nil, 1
+	}
+	return ret, 0
+}
+
+// runChunked is SaltCP.run_chunked: each file in chunks, one
+// cp.recv_chunked job per chunk, then the empty directories. A
+// minion's first error for a file is its result for that file.
+func (c *saltCP) runChunked(ctx context.Context) (*ordered.Map, int) {
+	files, emptyDirs, err := listFiles(c.src)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && errors.Is(err, errMissing) {
+			fmt.Fprintf(c.stderr, "%s does not exist\n", pe.Path)
+			return nil, 42
+		}
+		fmt.Fprintln(c.stderr, err)
+		return nil, 1
+	}
+	l, err := dialLocal(ctx, c.sock, c.timeout)
+	if err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return nil, 1
+	}
+	defer l.close()
+	isDir := destIsDir(files, emptyDirs, c.dest)
+	names := make([]string, 0, len(files))
+	for fn := range files {
+		names = append(names, fn)
+	}
+	sort.Strings(names)
+	ret := ordered.New()
+	for _, fn := range names {
+		remote, ok := remotePath(fn, c.src, c.dest, isDir)
+		if !ok {
+			c.log.Error("Failed to find remote path for " + fn)
+			continue
+		}
+		if err := c.sendFile(ctx, l, fn, remote, files[fn], ret); err != nil {
+			fmt.Fprintln(c.stderr, "Error:", err)
+			return ret, 1
+		}
+	}
+	for _, d := range emptyDirs {
+		remote, _ := remotePath(d, c.src, c.dest, isDir)
+		got, _, err := l.cmd(ctx, c.request("cp.recv_chunked", []any{remote, nil}))
+		if err != nil {
+			fmt.Fprintln(c.stderr, "Error:", err)
+			return ret, 1
+		}
+		got.Range(func(id, v any) bool { setResult(ret, id, remote, v); return true })
+	}
+	return ret, 0
+}
+
+func setResult(ret *ordered.Map, id any, remote string, v any) {
+	m, _ := ret.Value(id).(*ordered.Map)
+	if m == nil {
+		m = ordered.New()
+		ret.Set(id, m)
+	}
+	m.Set(remote, v)
+}
+
+// sendFile sends one file chunk by chunk. Every chunk names the
+// transfer and its offset; the last one carries the file's SHA-256.
+func (c *saltCP) sendFile(ctx context.Context, l *local, fn, remote string, mode fs.FileMode, ret *ordered.Map) error {
+	f, err := os.Open(fn)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", fn, err)
+	}
+	defer f.Close()
+	transfer := newTransferID()
+	h := sha256.New()
+	failed := map[string]any{}
+	cur, err := readChunk(f, c.chunkSize)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", fn, err)
+	}
+	var offset int64
+	for index := 1; ; index++ {
+		next, err := readChunk(f, c.chunkSize)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", fn, err)
+		}
+		last := len(next) == 0
+		h.Write(cur)
+		args, err := c.chunkArgs(remote, cur, index > 1, mode, transfer, offset, last, h)
+		if err != nil {
+			return err
+		}
+		c.log.Debug(fmt.Sprintf("Copying %s to target '%v' as %s (chunk #%d)", fn, c.tgt, remote, index))
+		got, minions, err := l.cmd(ctx, c.request("cp.recv_chunked", args))
+		if err != nil {
+			return err
+		}
+		if got.Len() == 0 {
+			msg := "Publish failed."
+			if index > 1 {
+				msg += " File partially transferred."
+			}
+			msg += fmt.Sprintf(" It may be necessary to decrease salt_cp_chunk_size (current value: %d)", c.chunkSize)
+			for _, id := range minions {
+				setResult(ret, id, remote, msg)
+			}
+			return nil
+		}
+		got.Range(func(k, v any) bool {
+			id := ordered.KeyString(k)
+			setResult(ret, id, remote, v)
+			if _, seen := failed[id]; v != true && !seen {
+				failed[id] = v
+			}
+			return true
+		})
+		if last {
+			break
+		}
+		offset += int64(len(cur))
+		cur = next
+	}
+	for id, v := range failed {
+		setResult(ret, id, remote, v)
+	}
+	return nil
+}
+
+// chunkArgs are cp.recv_chunked's arguments: Salt's dest, chunk,
+// append, compressed and mode, and Brine's transfer, offset and hash.
+// All but dest go as keywords: the minion reads a positional string of
+// the form "name=value" as a keyword argument, and a base64 chunk of
+// plain text can look just like that (Salt's own salt-cp trips on it).
+func (c *saltCP) chunkArgs(remote string, data []byte, appendTo bool, mode fs.FileMode, transfer string, offset int64, last bool, h hash.Hash) ([]any, error) {
+	compressed := !c.o.noCompression
+	if compressed {
+		var err error
+		if data, err = gzipChunk(data); err != nil {
+			return nil, err
+		}
+	}
+	kw := ordered.FromPairs("__kwarg__", true, "chunk", base64.StdEncoding.EncodeToString(data), "append", appendTo,
+		"compressed", compressed, "mode", int(mode), "transfer", transfer, "offset", offset)
+	if last {
+		kw.Set("hash", "sha256:"+hex.EncodeToString(h.Sum(nil)))
+	}
+	return []any{remote, kw}, nil
+}
+
+// readChunk reads up to n bytes; fewer only at the end of the file.
+func readChunk(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	k, err := io.ReadFull(r, buf)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil
+	}
+	return buf[:k], err
+}
+
+// gzipChunk is salt.utils.gzip_util.compress_file for one chunk: a
+// whole gzip stream at compression level 9.
+func gzipChunk(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, fmt.Errorf("compress chunk: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("compress chunk: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func newTransferID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
