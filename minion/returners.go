@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -85,6 +86,6 @@ func (m *Minion) sendToReturners(ctx context.Context, job *protocol.Job, r *prot
 	env := &modules.Env{Opts: m.opts, Grains: m.grains, Pillar: m.pillar, Log: m.log, Context: map[string]any{}}
 	m.dataMu.RUnlock()
 	for _, err := range reg.Send(ctx, env, names, returnerLoad(job, r)) {
-		m.log.Error("the return failed for a returner", "jid", job.JID, "err", err)
+		m.log.Error("the return failed for a returner", logattr.JID, job.JID, "err", err)
 	}
 }

@@ -14,15 +14,26 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
+
+// T is the part of testing.TB a cluster uses, so benchmark programs
+// can run one too.
+type T interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	TempDir() string
+	Cleanup(func())
+	Failed() bool
+}
 
 // Cluster is a running master with its minions. Bin holds the built
 // tools, Dir the master's and minions' directories (master/,
 // minion-<name>/, srv/salt, srv/pillar), Logs each process's output.
 type Cluster struct {
-	t       *testing.T
+	t       T
 	Bin     string
 	Dir     string
 	pubPort int
@@ -30,6 +41,8 @@ type Cluster struct {
 	master  *exec.Cmd
 	Minions map[string]*exec.Cmd
 	Logs    map[string]*SyncBuffer
+	// RunTimeout bounds each Run; zero means a minute.
+	RunTimeout time.Duration
 }
 
 // SyncBuffer is a bytes.Buffer safe to read while a process writes it.
@@ -52,7 +65,7 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-func freePort(t *testing.T) int {
+func freePort(t T) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +74,7 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func buildTools(t *testing.T, extra []string) string {
+func buildTools(t T, extra []string) string {
 	t.Helper()
 	bin := t.TempDir()
 	args := []string{"build", "-o", bin + "/"}
@@ -78,7 +91,7 @@ func buildTools(t *testing.T, extra []string) string {
 // New starts a master with masterConf appended to its config; tools
 // are built besides salt-master, salt-minion, salt, salt-run and
 // salt-key (package paths under cmd/). The cluster stops with the test.
-func New(t *testing.T, masterConf string, tools ...string) *Cluster {
+func New(t T, masterConf string, tools ...string) *Cluster {
 	c := &Cluster{t: t, Bin: buildTools(t, tools), Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
 		Minions: map[string]*exec.Cmd{}, Logs: map[string]*SyncBuffer{}}
 	d := c.Dir
@@ -196,7 +209,11 @@ func (c *Cluster) StartMinionWrapped(name, dir string, wrapper ...string) *exec.
 // combined output and exit code.
 func (c *Cluster) Run(tool string, args ...string) (string, int) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	limit := c.RunTimeout
+	if limit == 0 {
+		limit = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	full := append([]string{"-c", filepath.Join(c.Dir, "master")}, args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, tool), full...)
