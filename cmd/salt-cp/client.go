@@ -43,8 +43,10 @@ func (l *local) close() { l.closeFn() }
 
 // cmd is LocalClient.cmd: publish, then gather {minion: return} until
 // every expected minion answered or timeout passed without an answer.
-// The expected minions come back too, for the "Publish failed" message.
-func (l *local) cmd(ctx context.Context, req master.PublishRequest) (*ordered.Map, []string, error) {
+// Minions in skip are not waited for (their answers are still taken
+// while others are awaited). The expected minions come back too, for
+// the "Publish failed" message.
+func (l *local) cmd(ctx context.Context, req master.PublishRequest, skip map[string]bool) (*ordered.Map, []string, error) {
 	jid, minions, err := l.pub.Publish(ctx, req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("publish %s: %w", req.Fun, err)
@@ -54,9 +56,15 @@ func (l *local) cmd(ctx context.Context, req master.PublishRequest) (*ordered.Ma
 		return got, minions, nil
 	}
 	prefix := "salt/job/" + jid + "/ret/"
+	waiting := 0
+	for _, id := range minions {
+		if !skip[id] {
+			waiting++
+		}
+	}
 	t := time.NewTimer(l.timeout)
 	defer t.Stop()
-	for got.Len() < len(minions) {
+	for waiting > 0 {
 		select {
 		case <-ctx.Done():
 			return got, minions, context.Cause(ctx)
@@ -68,6 +76,9 @@ func (l *local) cmd(ctx context.Context, req master.PublishRequest) (*ordered.Ma
 			}
 			if id, ok := strings.CutPrefix(ev.Tag, prefix); ok && !got.Has(id) {
 				got.Set(id, ev.Data.Value("return"))
+				if !skip[id] {
+					waiting--
+				}
 				t.Reset(l.timeout)
 			}
 		}

@@ -97,7 +97,7 @@ func (c *saltCP) runOldstyle(ctx context.Context) (*ordered.Map, int) {
 		return nil, 1
 	}
 	defer l.close()
-	ret, _, err := l.cmd(ctx, c.request("cp.recv", []any{files, c.dest}))
+	ret, _, err := l.cmd(ctx, c.request("cp.recv", []any{files, c.dest}), nil)
 	if err != nil {
 		fmt.Fprintln(c.stderr, "Error:", err)
 		return nil, 1
@@ -145,7 +145,7 @@ func (c *saltCP) runChunked(ctx context.Context) (*ordered.Map, int) {
 	}
 	for _, d := range emptyDirs {
 		remote, _ := remotePath(d, c.src, c.dest, isDir)
-		got, _, err := l.cmd(ctx, c.request("cp.recv_chunked", []any{remote, nil}))
+		got, _, err := l.cmd(ctx, c.request("cp.recv_chunked", []any{remote, nil}), nil)
 		if err != nil {
 			fmt.Fprintln(c.stderr, "Error:", err)
 			return ret, 1
@@ -166,65 +166,96 @@ func setResult(ret *ordered.Map, id any, remote string, v any) {
 
 // sendFile sends one file chunk by chunk. Every chunk names the
 // transfer and its offset; the last one carries the file's SHA-256.
+// Like Salt, every chunk goes to the whole target; unlike Salt, a
+// minion that failed a chunk or did not answer it is not waited for
+// again, since its staged copy can no longer complete: one dead minion
+// costs one timeout, not one per chunk. When every minion has failed
+// the rest of the file is not sent.
 func (c *saltCP) sendFile(ctx context.Context, l *local, fn, remote string, mode fs.FileMode, ret *ordered.Map) error {
 	f, err := os.Open(fn)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", fn, err)
 	}
 	defer f.Close()
-	transfer := newTransferID()
+	tr := &fileTransfer{id: newTransferID(), remote: remote, ret: ret, failed: map[string]bool{}, firstErr: map[string]any{}}
 	h := sha256.New()
-	failed := map[string]any{}
 	cur, err := readChunk(f, c.chunkSize)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", fn, err)
-	}
 	var offset int64
-	for index := 1; ; index++ {
-		next, err := readChunk(f, c.chunkSize)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", fn, err)
+	for index := 1; err == nil; index++ {
+		var next []byte
+		if next, err = readChunk(f, c.chunkSize); err != nil {
+			break
 		}
 		last := len(next) == 0
 		h.Write(cur)
-		args, err := c.chunkArgs(remote, cur, index > 1, mode, transfer, offset, last, h)
-		if err != nil {
-			return err
+		args, aerr := c.chunkArgs(remote, cur, index > 1, mode, tr.id, offset, last, h)
+		if aerr != nil {
+			return aerr
 		}
 		c.log.Debug(fmt.Sprintf("Copying %s to target '%v' as %s (chunk #%d)", fn, c.tgt, remote, index))
-		got, minions, err := l.cmd(ctx, c.request("cp.recv_chunked", args))
-		if err != nil {
-			return err
+		got, minions, cerr := l.cmd(ctx, c.request("cp.recv_chunked", args), tr.failed)
+		if cerr != nil {
+			return cerr
 		}
-		if got.Len() == 0 {
-			msg := "Publish failed."
-			if index > 1 {
-				msg += " File partially transferred."
-			}
-			msg += fmt.Sprintf(" It may be necessary to decrease salt_cp_chunk_size (current value: %d)", c.chunkSize)
-			for _, id := range minions {
-				setResult(ret, id, remote, msg)
-			}
+		if !tr.record(got, minions, index, c.chunkSize) || last {
+			tr.finish()
 			return nil
-		}
-		got.Range(func(k, v any) bool {
-			id := ordered.KeyString(k)
-			setResult(ret, id, remote, v)
-			if _, seen := failed[id]; v != true && !seen {
-				failed[id] = v
-			}
-			return true
-		})
-		if last {
-			break
 		}
 		offset += int64(len(cur))
 		cur = next
 	}
-	for id, v := range failed {
-		setResult(ret, id, remote, v)
+	return fmt.Errorf("read %s: %w", fn, err)
+}
+
+// fileTransfer is the state of one file's chunked copy.
+type fileTransfer struct {
+	id, remote string
+	ret        *ordered.Map
+	failed     map[string]bool
+	firstErr   map[string]any
+}
+
+// record takes one chunk's answers and reports whether any minion can
+// still complete the file. No answer at all from minions still in the
+// running is Salt's "Publish failed".
+func (t *fileTransfer) record(got *ordered.Map, minions []string, index, chunkSize int) bool {
+	alive := 0
+	for _, id := range minions {
+		if !t.failed[id] {
+			alive++
+		}
 	}
-	return nil
+	if got.Len() == 0 && alive > 0 {
+		msg := "Publish failed."
+		if index > 1 {
+			msg += " File partially transferred."
+		}
+		msg += fmt.Sprintf(" It may be necessary to decrease salt_cp_chunk_size (current value: %d)", chunkSize)
+		for _, id := range minions {
+			setResult(t.ret, id, t.remote, msg)
+		}
+		return false
+	}
+	for _, id := range minions {
+		v, answered := got.Get(id)
+		if answered {
+			setResult(t.ret, id, t.remote, v)
+		}
+		if _, seen := t.firstErr[id]; answered && v != true && !seen {
+			t.firstErr[id] = v
+		}
+		if !answered || v != true {
+			t.failed[id] = true
+		}
+	}
+	return len(t.failed) < len(minions)
+}
+
+// finish puts each minion's first error in place of its later answers.
+func (t *fileTransfer) finish() {
+	for id, v := range t.firstErr {
+		setResult(t.ret, id, t.remote, v)
+	}
 }
 
 // chunkArgs are cp.recv_chunked's arguments: Salt's dest, chunk,

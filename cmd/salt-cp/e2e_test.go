@@ -117,6 +117,27 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("a stopped minion costs one timeout", func(t *testing.T) {
+		m2 := c.Minions["m2"]
+		m2.Process.Signal(os.Interrupt)
+		m2.Wait()
+		delete(c.Minions, "m2")
+		out, code := c.Run("salt-cp", "-C", "*", filepath.Join(src, "big.bin"), dest+"/again.bin", "--out", "json")
+		res := decodeJSON(t, out)
+		if code != 0 || len(res) != 1 {
+			t.Fatalf("salt-cp: %d\n%s", code, out)
+		}
+		if d := cmp.Diff(map[string]any{dest + "/again.bin": true}, res[0]["m1"]); d != "" {
+			t.Errorf("m1: %s", d)
+		}
+		if _, ok := res[0]["m2"]; ok {
+			t.Errorf("the stopped minion has a result: %v", res[0]["m2"])
+		}
+		if hashes := remoteHashes(t, c, dest+"/again.bin"); hashes["m1"] != big {
+			t.Errorf("m1 hash %q", hashes["m1"])
+		}
+	})
+
 	t.Run("usage errors", func(t *testing.T) {
 		out, code := c.Run("salt-cp", "-C", "*", filepath.Join(src, "nope"), dest)
 		if code != 42 || !strings.Contains(out, "nope does not exist") {
