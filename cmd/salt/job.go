@@ -206,8 +206,14 @@ func (c *cli) finish(jid string, minions []string, got map[string]int) int {
 			code = 1
 		}
 	}
+	// Salt prints these with the no_return outputter unless --out names
+	// another (salt/cli/salt.py _format_ret).
+	out := c.o.out
+	if out == "" {
+		out = "nested"
+	}
 	for _, id := range missing {
-		_ = output.Write(c.stdout, "nested", ordered.FromPairs(id, "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nsalt-run jobs.lookup_jid "+jid), c.outOpts())
+		_ = output.Write(c.stdout, out, ordered.FromPairs(id, "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nsalt-run jobs.lookup_jid "+jid), c.outOpts())
 		code = 1
 	}
 	if c.o.verbose {
