@@ -25,7 +25,7 @@ func Options(env *modules.Env, name string, ret *ordered.Map, attrs []string, de
 	}
 	out := map[string]any{}
 	for _, a := range attrs {
-		if v := fetchOption(env, retConfig, name, a); truthy(v) {
+		if v := fetchOption(env, retConfig, name, a); modules.Truthy(v) {
 			out[a] = v
 		} else if d, ok := defaults[a]; ok {
 			out[a] = d
@@ -49,7 +49,7 @@ func fetchOption(env *modules.Env, retConfig, name, attr string) any {
 		if !ok {
 			v = cfg(retConfig + "." + name + "." + attr)
 		}
-		if truthy(v) {
+		if modules.Truthy(v) {
 			return v
 		}
 	}
@@ -57,27 +57,4 @@ func fetchOption(env *modules.Env, retConfig, name, attr string) any {
 		return v
 	}
 	return cfg(name + "." + attr)
-}
-
-// truthy is Python's truth test for decoded config values.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case *ordered.Map:
-		return x.Len() > 0
-	}
-	return true
 }

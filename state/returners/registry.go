@@ -3,7 +3,6 @@ package returners
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -45,18 +44,6 @@ func (r *Registry) Lookup(name string) (Func, bool) {
 	defer r.mu.RUnlock()
 	f, ok := r.m[name]
 	return f, ok
-}
-
-// Names lists the registered returners, sorted.
-func (r *Registry) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.m))
-	for n := range r.m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Split is Salt's set(data["ret"].split(",")) in first-seen order, empty
