@@ -178,33 +178,73 @@ func (c *saltCP) sendFile(ctx context.Context, l *local, fn, remote string, mode
 	}
 	defer f.Close()
 	tr := &fileTransfer{id: newTransferID(), remote: remote, ret: ret, failed: map[string]bool{}, firstErr: map[string]any{}}
-	h := sha256.New()
-	cur, err := readChunk(f, c.chunkSize)
-	var offset int64
-	for index := 1; err == nil; index++ {
-		var next []byte
-		if next, err = readChunk(f, c.chunkSize); err != nil {
-			break
+	pctx, cancel := context.WithCancel(ctx)
+	chunks := c.prepare(pctx, f, remote, mode, tr.id)
+	defer func() {
+		cancel()
+		for range chunks {
 		}
-		last := len(next) == 0
-		h.Write(cur)
-		args, aerr := c.chunkArgs(remote, cur, index > 1, mode, tr.id, offset, last, h)
-		if aerr != nil {
-			return aerr
+	}()
+	for p := range chunks {
+		if p.err != nil {
+			return fmt.Errorf("read %s: %w", fn, p.err)
 		}
-		c.log.Debug(fmt.Sprintf("Copying %s to target '%v' as %s (chunk #%d)", fn, c.tgt, remote, index))
-		got, minions, cerr := l.cmd(ctx, c.request("cp.recv_chunked", args), tr.failed)
-		if cerr != nil {
-			return cerr
+		c.log.Debug(fmt.Sprintf("Copying %s to target '%v' as %s (chunk #%d)", fn, c.tgt, remote, p.index))
+		got, minions, err := l.cmd(ctx, c.request("cp.recv_chunked", p.args), tr.failed)
+		if err != nil {
+			return err
 		}
-		if !tr.record(got, minions, index, c.chunkSize) || last {
+		if !tr.record(got, minions, p.index, c.chunkSize) || p.last {
 			tr.finish()
 			return nil
 		}
-		offset += int64(len(cur))
-		cur = next
 	}
-	return fmt.Errorf("read %s: %w", fn, err)
+	return context.Cause(ctx)
+}
+
+// preparedChunk is one chunk's job arguments, or why it could not be
+// made.
+type preparedChunk struct {
+	index int
+	args  []any
+	last  bool
+	err   error
+}
+
+// prepare reads, hashes and compresses the chunks of f one or two ahead
+// of the sender, so that gzip works while the minions handle the chunk
+// before. The channel closes after the last chunk, an error, or ctx.
+func (c *saltCP) prepare(ctx context.Context, f io.Reader, remote string, mode fs.FileMode, id string) <-chan preparedChunk {
+	out := make(chan preparedChunk, 2)
+	go func() {
+		defer close(out)
+		h := sha256.New()
+		var offset int64
+		cur, err := readChunk(f, c.chunkSize)
+		for index := 1; ; index++ {
+			var next []byte
+			if err == nil {
+				next, err = readChunk(f, c.chunkSize)
+			}
+			p := preparedChunk{index: index, err: err}
+			if err == nil {
+				p.last = len(next) == 0
+				h.Write(cur)
+				p.args, p.err = c.chunkArgs(remote, cur, index > 1, mode, id, offset, p.last, h)
+			}
+			select {
+			case out <- p:
+			case <-ctx.Done():
+				return
+			}
+			if p.err != nil || p.last {
+				return
+			}
+			offset += int64(len(cur))
+			cur = next
+		}
+	}()
+	return out
 }
 
 // fileTransfer is the state of one file's chunked copy.
