@@ -37,7 +37,9 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+func run() int {
 	ns := flag.String("n", "100,1000", "comma-separated swarm sizes")
 	keydir := flag.String("keydir", filepath.Join(os.TempDir(), "minionswarm-keys"), "where minion keys are kept between runs")
 	pings := flag.Int("pings", 3, "test.ping rounds per size")
@@ -47,26 +49,49 @@ func main() {
 	serve := flag.String("serve-master", "", "internal: run only the master with this directory")
 	pubPort := flag.Int("pub", 0, "internal: publish port for -serve-master")
 	retPort := flag.Int("ret", 0, "internal: ret port for -serve-master")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
 	flag.Parse()
 	raiseNoFile()
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer stop()
+	}
 	if *serve != "" {
 		if err := serveMaster(*serve, *pubPort, *retPort, *workers); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
 	for _, f := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
+			return 2
 		}
-		if err := swarm(n, *keydir, *pings, *workers, *ramp, *split); err != nil {
+		if err := swarm(n, *keydir, *pings, *workers, *ramp, *split, *cpuProfile); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return 1
 		}
 	}
+	return 0
+}
+
+// startCPUProfile profiles this process into path until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func raiseNoFile() {
@@ -112,7 +137,7 @@ func keys(dir string, n int) ([]*rsa.PrivateKey, error) {
 	return out, nil
 }
 
-func swarm(n int, keydir string, pings, workers, ramp int, split bool) error {
+func swarm(n int, keydir string, pings, workers, ramp int, split bool, cpuProfile string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
@@ -129,7 +154,7 @@ func swarm(n int, keydir string, pings, workers, ramp int, split bool) error {
 	mo := masterOptions(dir, freePort(), freePort(), workers)
 	var b backend
 	if split {
-		b, err = startChild(ctx, dir, mo)
+		b, err = startChild(ctx, dir, mo, cpuProfile)
 	} else {
 		b, err = startInProcess(ctx, mo)
 	}
@@ -189,6 +214,8 @@ func swarm(n int, keydir string, pings, workers, ramp int, split bool) error {
 		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s\n", r+1, expected, got,
 			first.Round(time.Microsecond), last.Round(time.Microsecond))
 	}
+	rss, peak := b.masterRSS()
+	fmt.Printf("  master rss=%dMiB peak_rss=%dMiB\n", rss>>20, peak>>20)
 	cancel()
 	b.stop()
 	wg.Wait()
@@ -199,6 +226,9 @@ func swarm(n int, keydir string, pings, workers, ramp int, split bool) error {
 // child process reached through its local socket.
 type backend interface {
 	connected() int
+	// masterRSS is the master process's resident set now and at its
+	// peak (VmRSS, VmHWM), in bytes; in-process, minions are included.
+	masterRSS() (cur, peak int64)
 	ping(ctx context.Context) (got, expected int, first, last time.Duration, err error)
 	stop()
 }
@@ -228,6 +258,33 @@ func startInProcess(ctx context.Context, mo master.Options) (*inProcess, error) 
 
 func (b *inProcess) connected() int { return b.m.Subscribers() }
 func (b *inProcess) stop()          { b.m.Stop() }
+
+func (b *inProcess) masterRSS() (cur, peak int64) { return procRSS("self") }
+
+// procRSS reads VmRSS and VmHWM of a process from /proc.
+func procRSS(pid string) (cur, peak int64) {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "VmRSS":
+			cur = kb << 10
+		case "VmHWM":
+			peak = kb << 10
+		}
+	}
+	return cur, peak
+}
 
 // ping publishes test.ping to every minion and times the first and the
 // last return from the moment of publishing.
@@ -280,9 +337,13 @@ type child struct {
 	rets   chan master.Event
 }
 
-func startChild(ctx context.Context, dir string, mo master.Options) (*child, error) {
-	cmd := exec.CommandContext(ctx, os.Args[0], "-serve-master", dir, "-pub", strconv.Itoa(mo.PublishPort),
-		"-ret", strconv.Itoa(mo.RetPort), "-workers", strconv.Itoa(mo.WorkerThreads))
+func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile string) (*child, error) {
+	args := []string{"-serve-master", dir, "-pub", strconv.Itoa(mo.PublishPort),
+		"-ret", strconv.Itoa(mo.RetPort), "-workers", strconv.Itoa(mo.WorkerThreads)}
+	if cpuProfile != "" {
+		args = append(args, "-cpuprofile", cpuProfile+".master")
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -339,6 +400,8 @@ func (c *child) ping(ctx context.Context) (got, expected int, first, last time.D
 	}
 	return collect(ctx, c.rets, jid, len(minions), t0)
 }
+
+func (c *child) masterRSS() (cur, peak int64) { return procRSS(strconv.Itoa(c.cmd.Process.Pid)) }
 
 func (c *child) stop() {
 	_ = c.cmd.Process.Signal(os.Interrupt)

@@ -3,6 +3,7 @@ package crypt
 import (
 	"bytes"
 	"crypto/hmac"
+	"crypto/rsa"
 	"crypto/sha256"
 	"errors"
 	"os"
@@ -213,5 +214,27 @@ func TestGenSignature(t *testing.T) {
 	}
 	if ok, err := GenSignature(filepath.Join(dir, "master_sign.pem"), filepath.Join(dir, "master.pub"), sigPath, ""); ok || err != nil {
 		t.Errorf("second GenSignature = %v, %v", ok, err)
+	}
+}
+
+// TestPrivateEncryptCRT checks that the CRT path and the direct exponent
+// give the same X9.31 signature (the padding is deterministic), for a key
+// with and without its precomputed CRT values.
+func TestPrivateEncryptCRT(t *testing.T) {
+	goKey, _ := testKeys(t)
+	bare := &rsa.PrivateKey{PublicKey: goKey.PublicKey, D: goKey.D, Primes: goKey.Primes}
+	for _, msg := range [][]byte{[]byte("salt"), AESDigest([]byte("k")), {0}} {
+		crt, err := PrivateEncrypt(goKey, msg)
+		must(t, err)
+		direct, err := PrivateEncrypt(bare, msg)
+		must(t, err)
+		if !bytes.Equal(crt, direct) {
+			t.Errorf("%q: CRT and direct signatures differ", msg)
+		}
+		back, err := PublicDecrypt(&goKey.PublicKey, crt)
+		must(t, err)
+		if !bytes.Equal(back, msg) {
+			t.Errorf("%q: recovered %q", msg, back)
+		}
 	}
 }
