@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -33,10 +34,12 @@ type Master struct {
 
 	aesMu  sync.RWMutex
 	aes    *crypt.Crypticle
+	aesSig []byte // crypt.AESSignature of aes, sent in every auth reply
 	serial atomic.Int64
 
 	sessMu   sync.Mutex
 	sessions map[string]session
+	idLocks  [64]sync.Mutex // by hash of minion id, see idLock
 
 	keyMu      sync.Mutex
 	keys       map[string]minionKey // parsed accepted keys by id
@@ -97,12 +100,17 @@ func (m *Master) Bus() *Bus { return m.bus }
 // rotateAES replaces the publish key (salt.master.SMaster.rotate_secrets);
 // minions fail to decrypt the next publication and sign in again.
 func (m *Master) rotateAES(why string) error {
-	c, err := crypt.NewCrypticle(crypt.GenerateKeyString())
+	ks := crypt.GenerateKeyString()
+	c, err := crypt.NewCrypticle(ks)
+	if err != nil {
+		return fmt.Errorf("rotate aes key: %w", err)
+	}
+	sig, err := crypt.AESSignature(m.key, ks)
 	if err != nil {
 		return fmt.Errorf("rotate aes key: %w", err)
 	}
 	m.aesMu.Lock()
-	m.aes = c
+	m.aes, m.aesSig = c, sig
 	m.aesMu.Unlock()
 	m.log.Info("AES key rotated", "reason", why)
 	return nil
@@ -114,36 +122,81 @@ func (m *Master) aesKey() *crypt.Crypticle {
 	return m.aes
 }
 
+// aesKeyAndSig returns the AES key with its signature, read together so
+// a rotation cannot pair one key with the other's signature.
+func (m *Master) aesKeyAndSig() (*crypt.Crypticle, []byte) {
+	m.aesMu.RLock()
+	defer m.aesMu.RUnlock()
+	return m.aes, m.aesSig
+}
+
 // sessionKey is ReqServerChannel.session_key: a per-minion key kept in
-// cachedir/sessions/<id>, renewed after publish_session.
+// cachedir/sessions/<id>, renewed after publish_session. Only the id's
+// stripe lock is held while the file is written, so sign-ins of
+// different minions do not wait on each other's disk writes; a file that
+// is empty or damaged (a crash before it reached the disk) is replaced.
 func (m *Master) sessionKey(id string) (*crypt.Crypticle, error) {
 	now := time.Now()
 	m.sessMu.Lock()
-	defer m.sessMu.Unlock()
-	if s, ok := m.sessions[id]; ok && now.Sub(s.mtime) < m.o.PublishSession {
+	s, ok := m.sessions[id]
+	m.sessMu.Unlock()
+	if ok && now.Sub(s.mtime) < m.o.PublishSession {
 		return s.c, nil
 	}
+	l := m.idLock(id)
+	l.Lock()
+	defer l.Unlock()
+	m.sessMu.Lock()
+	s, ok = m.sessions[id]
+	m.sessMu.Unlock()
+	if ok && now.Sub(s.mtime) < m.o.PublishSession {
+		return s.c, nil // another sign-in of this minion made it meanwhile
+	}
 	path := filepath.Join(m.o.CacheDir, "sessions", id)
-	st, err := os.Stat(path)
-	if err != nil || now.Sub(st.ModTime()) > m.o.PublishSession {
+	s, err := readSession(path, now, m.o.PublishSession)
+	if err != nil {
 		if _, err := crypt.WriteKeyFile(path); err != nil {
 			return nil, fmt.Errorf("session key %s: %w", id, err)
 		}
-		st, err = os.Stat(path)
-		if err != nil {
+		if s, err = readSession(path, now, m.o.PublishSession); err != nil {
 			return nil, fmt.Errorf("session key %s: %w", id, err)
 		}
 	}
+	m.sessMu.Lock()
+	m.sessions[id] = s
+	m.sessMu.Unlock()
+	return s.c, nil
+}
+
+// errStale is a session key file older than publish_session.
+var errStale = errors.New("session key expired")
+
+// readSession reads a session key file that is younger than maxAge.
+func readSession(path string, now time.Time, maxAge time.Duration) (session, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return session{}, err
+	}
+	if now.Sub(st.ModTime()) > maxAge {
+		return session{}, errStale
+	}
 	ks, err := crypt.ReadKeyFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("session key %s: %w", id, err)
+		return session{}, err
 	}
 	c, err := crypt.NewCrypticle(ks)
 	if err != nil {
-		return nil, fmt.Errorf("session key %s: %w", id, err)
+		return session{}, err
 	}
-	m.sessions[id] = session{mtime: st.ModTime(), c: c}
-	return c, nil
+	return session{mtime: st.ModTime(), c: c}, nil
+}
+
+// idLock returns the lock of id's stripe; work on one minion's files
+// holds it so that two requests of the same minion do not interleave.
+func (m *Master) idLock(id string) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return &m.idLocks[h.Sum32()%uint32(len(m.idLocks))]
 }
 
 // dropSession forgets a minion's session key (its key was removed).

@@ -112,7 +112,7 @@ func (m *Master) storeData(id string, d minionData) {
 	}
 	path := m.dataPath(id)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-		if err := crypt.WriteFileAtomic(path, b, 0o600); err != nil {
+		if err := crypt.WriteFileReplace(path, b, 0o600); err != nil {
 			m.log.Warn("minion data cache", "id", id, "err", err)
 		}
 	}

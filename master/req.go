@@ -80,7 +80,8 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 			m.log.Error("session key", "id", a.ID, "err", err)
 			return badLoad
 		}
-		r, err := crypt.BuildAuthReply(m.key, npub, a, crypt.AuthKeys{AES: m.aesKey().KeyString(), Session: sess.KeyString()}, m.pub, m.o.PublishPort)
+		aes, sig := m.aesKeyAndSig()
+		r, err := crypt.BuildAuthReply(m.key, npub, a, crypt.AuthKeys{AES: aes.KeyString(), Session: sess.KeyString(), AESSig: sig}, m.pub, m.o.PublishPort)
 		if err != nil {
 			m.log.Warn("auth reply", "id", a.ID, "err", err)
 			return badLoad

@@ -15,6 +15,16 @@ type AuthKeys struct {
 	AES string
 	// Session is this minion's request session key string.
 	Session string
+	// AESSig, when set, is AESSignature(master, AES), which the master
+	// computes once per AES key rather than once per sign-in.
+	AESSig []byte
+}
+
+// AESSignature is the auth reply's "sig": the master's X9.31 signature
+// of sha256(aes).hexdigest(). It depends only on the master key and the
+// AES key, so a master can compute it once per rotation.
+func AESSignature(master *rsa.PrivateKey, aes string) ([]byte, error) {
+	return PrivateEncrypt(master, AESDigest([]byte(aes)))
 }
 
 // BuildAuthReply is the accepted branch of ReqServerChannel._auth for
@@ -41,8 +51,11 @@ func BuildAuthReply(master *rsa.PrivateKey, minion *rsa.PublicKey, req *protocol
 	if r.Session, err = Encrypt(minion, []byte(keys.Session), req.EncAlgo); err != nil {
 		return nil, fmt.Errorf("build auth reply: %w", err)
 	}
-	if r.Sig, err = PrivateEncrypt(master, AESDigest([]byte(keys.AES))); err != nil {
-		return nil, fmt.Errorf("build auth reply: %w", err)
+	r.Sig = keys.AESSig
+	if r.Sig == nil {
+		if r.Sig, err = AESSignature(master, keys.AES); err != nil {
+			return nil, fmt.Errorf("build auth reply: %w", err)
+		}
 	}
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package crypt
 
 import (
+	"crypto/rsa"
 	"errors"
 	"testing"
 
@@ -20,17 +21,22 @@ func TestAuthReplyRoundTrip(t *testing.T) {
 		req     *protocol.AuthRequest
 		tamper  func(r *protocol.AuthReply)
 		token   []byte
+		sig     []byte // AuthKeys.AESSig
 		wantErr error
 	}{
 		{name: "with token", req: &protocol.AuthRequest{EncAlgo: OAEPSHA1, Token: mustEncrypt(t, &master.PublicKey, token)}, token: token},
 		{name: "first contact", req: &protocol.AuthRequest{EncAlgo: OAEPSHA1}},
+		{name: "signature computed once", req: &protocol.AuthRequest{EncAlgo: OAEPSHA1}, sig: mustSig(t, master, keys.AES)},
+		{name: "signature of another key", req: &protocol.AuthRequest{EncAlgo: OAEPSHA1}, sig: mustSig(t, master, "other"), wantErr: ErrAuthentication},
 		{name: "token expected but missing", req: &protocol.AuthRequest{EncAlgo: OAEPSHA1}, token: token, wantErr: ErrAuthentication},
 		{name: "forged sig", req: &protocol.AuthRequest{EncAlgo: OAEPSHA1}, wantErr: ErrAuthentication,
 			tamper: func(r *protocol.AuthReply) { r.Sig, _ = PrivateEncrypt(minion, AESDigest([]byte(keys.AES))) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := BuildAuthReply(master, &minion.PublicKey, tc.req, keys, pub, 4505)
+			k := keys
+			k.AESSig = tc.sig
+			r, err := BuildAuthReply(master, &minion.PublicKey, tc.req, k, pub, 4505)
 			must(t, err)
 			if tc.tamper != nil {
 				tc.tamper(r)
@@ -39,7 +45,7 @@ func TestAuthReplyRoundTrip(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
-			if err == nil && got != keys {
+			if err == nil && (got.AES != keys.AES || got.Session != keys.Session) {
 				t.Errorf("keys = %+v", got)
 			}
 		})
@@ -108,4 +114,11 @@ func TestPrivateRoundTrip(t *testing.T) {
 	if _, err := OpenSignedClear(&master.PublicKey, sc, PKCS1v15SHA1); !errors.Is(err, ErrVerify) {
 		t.Errorf("tampered clear reply: %v", err)
 	}
+}
+
+func mustSig(t *testing.T, master *rsa.PrivateKey, aes string) []byte {
+	t.Helper()
+	sig, err := AESSignature(master, aes)
+	must(t, err)
+	return sig
 }

@@ -173,10 +173,12 @@ func (c *Crypticle) Loads(data []byte, nonce string) (any, error) {
 // WriteKeyFile stores a new key string at path with mode 0600, through a
 // temporary file and a rename (Crypticle.write_key, used for the
 // master's per-minion session keys under cachedir/sessions), and returns
-// it.
+// it. It does not fsync, as Salt does not: a key lost in a crash is
+// only a session key, and a reader that finds an empty or damaged file
+// makes a new one.
 func WriteKeyFile(path string) (string, error) {
 	ks := GenerateKeyString()
-	if err := WriteFileAtomic(path, []byte(ks), 0o600); err != nil {
+	if err := WriteFileReplace(path, []byte(ks), 0o600); err != nil {
 		return "", fmt.Errorf("write key: %w", err)
 	}
 	return ks, nil
