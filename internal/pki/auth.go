@@ -82,8 +82,7 @@ func (m *Master) Authorize(id, pub string, grains *ordered.Map, o AuthOptions) (
 		out.Full = true
 		return out, nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.lockID(id)()
 	autoReject := m.checkSigningFile(id, o.AutorejectFile, o)
 	autoSign := m.checkAutosign(id, grains, o)
 	acc, pend := m.Path(Accepted, id), m.Path(Pending, id)
@@ -211,6 +210,8 @@ func (m *Master) checkSigningFile(id, file string, o AuthOptions) bool {
 	if err != nil || !permsOK(st, o) {
 		return false
 	}
+	m.sigMu.Lock()
+	defer m.sigMu.Unlock()
 	sf, ok := m.signing[file]
 	if !ok || !sf.mtime.Equal(st.ModTime()) {
 		data, err := os.ReadFile(file)

@@ -4,6 +4,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,14 +59,33 @@ type Master struct {
 	// Events receives salt/key events; nil drops them.
 	Events func(Event)
 
-	mu sync.Mutex
-	// signing caches parsed autosign/autoreject files by mtime.
+	// mu orders key changes: salt-key actions hold it exclusively,
+	// sign-ins share it and hold their id's stripe of idLocks, so
+	// sign-ins of different minions run in parallel.
+	mu      sync.RWMutex
+	idLocks [64]sync.Mutex
+	// sigMu guards signing, the parsed autosign/autoreject files by
+	// mtime.
+	sigMu   sync.Mutex
 	signing map[string]signingFile
+	// dirs is the index of key directory listings (see listDir).
+	dirs dirIndex
 }
 
 // NewMaster returns the pki_dir at dir.
 func NewMaster(dir string) *Master {
 	return &Master{Dir: dir, RotateAESKey: true, signing: map[string]signingFile{}}
+}
+
+// lockID takes the shared key lock and id's stripe; the returned
+// function releases both.
+func (m *Master) lockID(id string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	l := &m.idLocks[h.Sum32()%uint32(len(m.idLocks))]
+	m.mu.RLock()
+	l.Lock()
+	return func() { l.Unlock(); m.mu.RUnlock() }
 }
 
 // Init creates pki_dir and its key directories with mode 0700, as the
@@ -181,35 +201,25 @@ func (l Listing) Map() *ordered.Map {
 // sortedIgnoreCase is salt.utils.data.sorted_ignorecase: a stable sort on
 // the lowercased names.
 func sortedIgnoreCase(names []string) []string {
-	sort.SliceStable(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+	lower := make(map[string]string, len(names))
+	for _, n := range names {
+		lower[n] = strings.ToLower(n)
+	}
+	sort.SliceStable(names, func(i, j int) bool { return lower[names[i]] < lower[names[j]] })
 	return names
 }
 
 // listDir returns the regular files of dir not starting with ".", sorted
-// ignoring case; ok is false when dir cannot be read.
-func listDir(dir string) ([]string, bool) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, false
-	}
-	names := []string{}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && st.Mode().IsRegular() {
-			names = append(names, e.Name())
-		}
-	}
-	return sortedIgnoreCase(names), true
-}
+// ignoring case; ok is false when dir cannot be read. Listings come from
+// the index while the directory's mtime is unchanged.
+func (m *Master) listDir(dir string) ([]string, bool) { return m.dirs.list(dir) }
 
 // ListKeys is Key.list_keys: every state, empty when its directory is
 // missing.
 func (m *Master) ListKeys() Listing {
 	out := Listing{}
 	for _, s := range States {
-		names, _ := listDir(filepath.Join(m.Dir, s))
+		names, _ := m.listDir(filepath.Join(m.Dir, s))
 		if names == nil {
 			names = []string{}
 		}
@@ -220,7 +230,7 @@ func (m *Master) ListKeys() Listing {
 
 // LocalKeys is Key.local_keys: the .pub and .pem files in pki_dir.
 func (m *Master) LocalKeys() Group {
-	names, _ := listDir(m.Dir)
+	names, _ := m.listDir(m.Dir)
 	g := Group{State: Local, Keys: []string{}}
 	for _, n := range names {
 		if strings.HasSuffix(n, ".pub") || strings.HasSuffix(n, ".pem") {
@@ -253,7 +263,7 @@ func (m *Master) ListStatus(match string) (Listing, error) {
 	default:
 		return Listing{}, nil
 	}
-	names, ok := listDir(filepath.Join(m.Dir, state))
+	names, ok := m.listDir(filepath.Join(m.Dir, state))
 	if !ok {
 		return nil, fmt.Errorf("list %s keys: cannot read %s", state, filepath.Join(m.Dir, state))
 	}
