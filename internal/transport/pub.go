@@ -162,14 +162,32 @@ func (p *Publisher) serve(nc net.Conn) {
 	}
 }
 
+// maxBatch bounds the messages one vectored write takes from a queue.
+const maxBatch = 256
+
+// write sends s's queue: everything queued when it wakes goes out in one
+// vectored write.
 func (p *Publisher) write(s *subscriber) {
 	defer p.wg.Done()
+	var batch [][][]byte
 	for {
 		select {
 		case <-s.done:
 			return
 		case msg := <-s.q:
-			if err := s.c.Send(msg, false); err != nil {
+			batch = append(batch[:0], msg)
+		drain:
+			for len(batch) < maxBatch {
+				select {
+				case m := <-s.q:
+					batch = append(batch, m)
+				default:
+					break drain
+				}
+			}
+			err := s.c.SendMany(batch)
+			clear(batch) // let the messages go
+			if err != nil {
 				p.log.Info("dropping subscriber", "peer", s.c.RemoteAddr().String(), "err", err)
 				s.stop()
 				return

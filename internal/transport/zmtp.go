@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -77,6 +78,7 @@ type Conn struct {
 	max     int
 	Peer    map[string]string // the peer's READY metadata
 	minor   byte              // the peer's minor version
+	wmu     sync.Mutex        // serialises writes: a PONG from Recv and a writer's Send
 	wbuf    []byte
 	timeout time.Duration
 }
@@ -112,10 +114,7 @@ func Handshake(nc net.Conn, typ string, identity []byte, max int, timeout time.D
 	if typ == TypeREQ || typ == TypeDEALER || typ == TypeROUTER || typ == TypeSUB {
 		props = append(props, [2]string{"Identity", string(identity)})
 	}
-	if err := c.writeFrame(readyBody(props), flagCommand); err != nil {
-		return nil, fmt.Errorf("zmtp ready: %w", err)
-	}
-	if err := c.flush(); err != nil {
+	if err := c.Send([][]byte{readyBody(props)}, true); err != nil {
 		return nil, fmt.Errorf("zmtp ready: %w", err)
 	}
 	frames, cmd, err := c.readMessage(64 << 10)
@@ -253,40 +252,79 @@ func (c *Conn) Recv() (frames [][]byte, cmd bool, err error) {
 	}
 }
 
-func (c *Conn) writeFrame(body []byte, flags byte) error {
-	if len(body) > 255 {
-		c.wbuf = append(c.wbuf, flags|flagLong)
-		c.wbuf = binary.BigEndian.AppendUint64(c.wbuf, uint64(len(body)))
-	} else {
-		c.wbuf = append(c.wbuf, flags, byte(len(body)))
+// appendHeader appends a frame header for a body of n bytes.
+func appendHeader(b []byte, n int, flags byte) []byte {
+	if n > 255 {
+		b = append(b, flags|flagLong)
+		return binary.BigEndian.AppendUint64(b, uint64(n))
 	}
-	c.wbuf = append(c.wbuf, body...)
-	return nil
+	return append(b, flags, byte(n))
 }
 
-func (c *Conn) flush() error {
+func frameFlags(i, n int, cmd bool) byte {
+	switch {
+	case cmd:
+		return flagCommand
+	case i < n-1:
+		return flagMore
+	}
+	return 0
+}
+
+func (c *Conn) setWriteDeadline() {
 	if c.timeout > 0 {
 		_ = c.nc.SetWriteDeadline(time.Now().Add(c.timeout))
 	}
+}
+
+// Send writes one message; cmd sends a single command frame. It is safe
+// to call alongside Recv (which answers PINGs) and SendMany.
+func (c *Conn) Send(frames [][]byte, cmd bool) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.wbuf = c.wbuf[:0]
+	for i, f := range frames {
+		c.wbuf = appendHeader(c.wbuf, len(f), frameFlags(i, len(frames), cmd))
+		c.wbuf = append(c.wbuf, f...)
+	}
+	c.setWriteDeadline()
 	_, err := c.nc.Write(c.wbuf)
 	c.wbuf = c.wbuf[:0]
 	return err
 }
 
-// Send writes one message; cmd sends a single command frame. Send is not
-// safe for concurrent use; callers serialise writes.
-func (c *Conn) Send(frames [][]byte, cmd bool) error {
-	for i, f := range frames {
-		var fl byte
-		if i < len(frames)-1 {
-			fl |= flagMore
+// SendMany writes several messages with one vectored write: only the
+// frame headers are built here, the bodies go out as they are, so a
+// publisher fanning one message out to thousands of subscribers neither
+// copies it per subscriber nor makes a system call per message, as
+// libzmq batches a pipe into its out buffer.
+func (c *Conn) SendMany(msgs [][][]byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.wbuf = c.wbuf[:0]
+	n := 0
+	for _, m := range msgs {
+		for i, f := range m {
+			c.wbuf = appendHeader(c.wbuf, len(f), frameFlags(i, len(m), false))
+			n++
 		}
-		if cmd {
-			fl = flagCommand
-		}
-		_ = c.writeFrame(f, fl)
 	}
-	return c.flush()
+	bufs := make(net.Buffers, 0, 2*n)
+	off := 0
+	for _, m := range msgs {
+		for _, f := range m {
+			hl := 2
+			if len(f) > 255 {
+				hl = 9
+			}
+			bufs = append(bufs, c.wbuf[off:off+hl], f)
+			off += hl
+		}
+	}
+	c.setWriteDeadline()
+	_, err := bufs.WriteTo(c.nc)
+	c.wbuf = c.wbuf[:0]
+	return err
 }
 
 // SetWriteTimeout bounds each Send (0: none).
