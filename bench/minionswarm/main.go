@@ -189,7 +189,11 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 		}
 	}
 	lastReport := time.Now()
+	var authAll time.Duration
 	for b.connected() < n {
+		if authAll == 0 && b.accepted() >= n {
+			authAll = time.Since(start)
+		}
 		if time.Since(start) > 15*time.Minute {
 			if f, err := os.Create(filepath.Join(os.TempDir(), "minionswarm-goroutines.txt")); err == nil {
 				_ = pprof.Lookup("goroutine").WriteTo(f, 1)
@@ -204,10 +208,13 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 		time.Sleep(20 * time.Millisecond)
 	}
 	connect := time.Since(start)
+	if authAll == 0 {
+		authAll = connect
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("minions=%d keys=%s connect_all=%s goroutines=%d heap=%dMiB\n", n, keyTime.Round(time.Millisecond),
-		connect.Round(time.Millisecond), runtime.NumGoroutine(), ms.HeapAlloc>>20)
+	fmt.Printf("minions=%d keys=%s auth_all=%s connect_all=%s goroutines=%d heap=%dMiB load=%s\n", n, keyTime.Round(time.Millisecond),
+		authAll.Round(time.Millisecond), connect.Round(time.Millisecond), runtime.NumGoroutine(), ms.HeapAlloc>>20, loadavg())
 	for r := range pings {
 		got, expected, first, last, err := b.ping(ctx)
 		if err != nil {
@@ -228,6 +235,9 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 // child process reached through its local socket.
 type backend interface {
 	connected() int
+	// accepted counts the minions whose first _auth was accepted
+	// (salt/auth events with act "accept").
+	accepted() int
 	// masterRSS is the master process's resident set now and at its
 	// peak (VmRSS, VmHWM), in bytes; in-process, minions are included.
 	masterRSS() (cur, peak int64)
@@ -245,17 +255,68 @@ func masterOptions(dir string, pub, ret, workers int) master.Options {
 	return mo
 }
 
-type inProcess struct{ m *master.Master }
+type inProcess struct {
+	m    *master.Master
+	auth authCounter
+}
 
 func startInProcess(ctx context.Context, mo master.Options) (*inProcess, error) {
 	m, err := master.New(mo, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return nil, err
 	}
+	b := &inProcess{m: m}
+	ch, unsub := m.Bus().Subscribe()
+	go func() {
+		defer unsub()
+		for {
+			select {
+			case ev := <-ch:
+				b.auth.note(ev)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
-	return &inProcess{m: m}, nil
+	return b, nil
+}
+
+func (b *inProcess) accepted() int { return b.auth.count() }
+
+// authCounter counts the distinct minions accepted on sign-in.
+type authCounter struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func (a *authCounter) note(ev master.Event) {
+	if ev.Tag != "salt/auth" || ev.Data == nil || ev.Data.Value("act") != "accept" {
+		return
+	}
+	id, _ := ev.Data.Value("id").(string)
+	a.mu.Lock()
+	if a.ids == nil {
+		a.ids = map[string]bool{}
+	}
+	a.ids[id] = true
+	a.mu.Unlock()
+}
+
+func (a *authCounter) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.ids)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], ",")
 }
 
 func (b *inProcess) connected() int { return b.m.Subscribers() }
@@ -337,6 +398,7 @@ type child struct {
 	mu     sync.Mutex
 	ids    map[string]bool
 	rets   chan master.Event
+	auth   authCounter
 }
 
 func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile string) (*child, error) {
@@ -372,6 +434,7 @@ func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile s
 	}
 	go func() {
 		for ev := range ch {
+			c.auth.note(ev)
 			if rest, ok := strings.CutPrefix(ev.Tag, "salt/minion/"); ok && strings.HasSuffix(rest, "/start") {
 				c.mu.Lock()
 				c.ids[strings.TrimSuffix(rest, "/start")] = true
@@ -405,6 +468,8 @@ func (c *child) ping(ctx context.Context) (got, expected int, first, last time.D
 	}
 	return collect(ctx, c.rets, jid, len(minions), t0)
 }
+
+func (c *child) accepted() int { return c.auth.count() }
 
 func (c *child) masterRSS() (cur, peak int64) { return procRSS(strconv.Itoa(c.cmd.Process.Pid)) }
 
