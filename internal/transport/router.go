@@ -20,8 +20,15 @@ type Handler func(ctx context.Context, peer string, body []byte) []byte
 type RouterOptions struct {
 	// Workers is the number of concurrent handlers (worker_threads).
 	Workers int
-	// Queue bounds requests waiting for a worker; a connection whose
-	// request does not fit waits (back-pressure on that peer only).
+	// Queue bounds requests waiting for a worker (default 65,536). Each
+	// connection also has at most PerPeer requests queued or in a
+	// worker; past that only that connection waits (back-pressure on
+	// that peer only). Since a REQ peer has one request at a time, every
+	// connection's request is queued at once and its reader goes back to
+	// reading, so it sees the peer leave and the request is skipped
+	// (a minion that timed out waiting retries on a new connection; a
+	// master that answered the stale requests of thousands of such
+	// minions would never catch up).
 	Queue int
 	// MaxMessage bounds one request; a larger one closes the connection.
 	MaxMessage int
@@ -48,10 +55,15 @@ type Router struct {
 	Skipped atomic.Int64
 }
 
+// PerPeer is how many requests one connection may have queued or in a
+// worker at once.
+const PerPeer = 4
+
 type routerConn struct {
-	c  *Conn
-	id string
-	mu sync.Mutex
+	c     *Conn
+	id    string
+	slots chan struct{} // PerPeer tokens: a request holds one until answered
+	mu    sync.Mutex
 	// gone is set when the peer disconnected: its queued requests are
 	// skipped, since nobody waits for their replies (a minion that timed
 	// out retries on a new connection).
@@ -70,7 +82,7 @@ func ListenRouter(ctx context.Context, addr string, o RouterOptions, h Handler) 
 		o.Workers = 5
 	}
 	if o.Queue <= 0 {
-		o.Queue = 1000
+		o.Queue = 1 << 16
 	}
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = DefaultMaxMessage
@@ -122,7 +134,7 @@ func (r *Router) serve(nc net.Conn) {
 		return
 	}
 	c.SetWriteTimeout(30 * time.Second)
-	rc := &routerConn{c: c, id: nc.RemoteAddr().String()}
+	rc := &routerConn{c: c, id: nc.RemoteAddr().String(), slots: make(chan struct{}, PerPeer)}
 	r.mu.Lock()
 	r.conns[rc] = struct{}{}
 	r.mu.Unlock()
@@ -154,6 +166,11 @@ func (r *Router) serve(nc net.Conn) {
 			continue
 		}
 		select {
+		case rc.slots <- struct{}{}:
+		case <-r.ctx.Done():
+			return
+		}
+		select {
 		case r.tasks <- task{rc: rc, envelope: env, body: body}:
 		case <-r.ctx.Done():
 			return
@@ -183,22 +200,28 @@ func (r *Router) work() {
 		case <-r.ctx.Done():
 			return
 		case t := <-r.tasks:
-			if t.rc.gone.Load() {
-				r.Skipped.Add(1)
-				continue
-			}
-			reply := r.h(r.ctx, t.rc.id, t.body)
-			if reply == nil {
-				continue
-			}
-			msg := append(append([][]byte{}, t.envelope...), reply)
-			t.rc.mu.Lock()
-			err := t.rc.c.Send(msg, false)
-			t.rc.mu.Unlock()
-			if err != nil {
-				r.log.Debug("reply not sent", "peer", t.rc.id, "err", err)
-			}
+			r.handle(t)
+			<-t.rc.slots
 		}
+	}
+}
+
+// handle answers one request unless its peer has left.
+func (r *Router) handle(t task) {
+	if t.rc.gone.Load() {
+		r.Skipped.Add(1)
+		return
+	}
+	reply := r.h(r.ctx, t.rc.id, t.body)
+	if reply == nil {
+		return
+	}
+	msg := append(append([][]byte{}, t.envelope...), reply)
+	t.rc.mu.Lock()
+	err := t.rc.c.Send(msg, false)
+	t.rc.mu.Unlock()
+	if err != nil {
+		r.log.Debug("reply not sent", "peer", t.rc.id, "err", err)
 	}
 }
 

@@ -1,0 +1,74 @@
+package transport
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestRouterSkipsAbandonedRequests has more peers than a worker can
+// serve send a request each and leave (as minions that time out do)
+// while the only worker is busy: none of their requests may reach the
+// handler afterwards, and a peer that stays is still answered.
+func TestRouterSkipsAbandonedRequests(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // before r.Close, which waits for the worker
+	var calls atomic.Int64
+	r, err := ListenRouter(ctx, "127.0.0.1:0", RouterOptions{Workers: 1}, func(_ context.Context, _ string, body []byte) []byte {
+		if calls.Add(1) == 1 {
+			<-release
+		}
+		return body
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { free(); r.Close() }()
+	first, err := Dial(ctx, r.Addr().String(), TypeREQ, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if err := first.Send([][]byte{{}, []byte("first")}, false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return calls.Load() == 1 })
+	const n = 1200 // more than any fixed queue a blocked reader could hide behind
+	for range n {
+		c, err := Dial(ctx, r.Addr().String(), TypeREQ, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Send([][]byte{{}, []byte("abandoned")}, false); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	waitFor(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.conns) == 1
+	})
+	free()
+	if _, _, err := first.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	live := &Req{Addr: r.Addr().String()}
+	defer live.Close()
+	got, err := live.Do(ctx, []byte("live"))
+	if err != nil || string(got) != "live" {
+		t.Fatalf("live request: %q, %v", got, err)
+	}
+	if c := calls.Load(); c != 2 {
+		t.Errorf("handler ran %d times, want 2 (first and live): abandoned requests were served", c)
+	}
+	if s := r.Skipped.Load(); s != n {
+		t.Errorf("skipped %d, want %d", s, n)
+	}
+}
