@@ -202,7 +202,7 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 			return fmt.Errorf("only %d of %d minions connected", b.connected(), n)
 		}
 		if time.Since(lastReport) > 10*time.Second {
-			fmt.Fprintf(os.Stderr, "  %s: %d of %d minions connected\n", time.Since(start).Round(time.Second), b.connected(), n)
+			fmt.Fprintf(os.Stderr, "  %s: %d of %d minions accepted, %d connected\n", time.Since(start).Round(time.Second), b.accepted(), n, b.connected())
 			lastReport = time.Now()
 		}
 		time.Sleep(100 * time.Millisecond)
