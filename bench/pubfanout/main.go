@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +43,26 @@ func run() int {
 	msgs := flag.Int("msgs", 2000, "messages per round")
 	rounds := flag.Int("rounds", 5, "rounds per publisher and case (medians are reported)")
 	python := flag.String("python", "/usr/bin/python3", "a python3 with the zmq module")
+	only := flag.String("only", "", "run only this publisher (brine or libzmq), e.g. with -cpuprofile")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process here")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	pubs := []string{"brine", "libzmq"}
+	if *only != "" {
+		pubs = []string{*only}
+	}
 	raiseNoFile()
 	ctx := context.Background()
 	fmt.Printf("# %d messages of %d bytes per round, %d rounds, load %s\n", *msgs, *size, *rounds, loadavg())
@@ -56,7 +76,7 @@ func run() int {
 		for _, slow := range []bool{false, true} {
 			res := map[string][]float64{}
 			for range *rounds {
-				for _, name := range []string{"brine", "libzmq"} {
+				for _, name := range pubs {
 					rate, err := round(ctx, name, *python, n, *msgs, *size, slow)
 					if err != nil {
 						fmt.Fprintf(os.Stderr, "%s, %d subscribers: %v\n", name, n, err)
@@ -65,11 +85,13 @@ func run() int {
 					res[name] = append(res[name], rate)
 				}
 			}
-			for _, name := range []string{"brine", "libzmq"} {
+			for _, name := range pubs {
 				med := median(res[name])
 				fmt.Printf("%d\t%v\t%s\t%.0f\t%.0f\t%s\n", n, slow, name, med, med*float64(n), fmtRates(res[name]))
 			}
-			fmt.Printf("%d\t%v\tratio brine/libzmq\t%.2f\n", n, slow, median(res["brine"])/median(res["libzmq"]))
+			if len(pubs) == 2 {
+				fmt.Printf("%d\t%v\tratio brine/libzmq\t%.2f\n", n, slow, median(res["brine"])/median(res["libzmq"]))
+			}
 		}
 	}
 	return 0
