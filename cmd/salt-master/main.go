@@ -5,14 +5,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
-	"github.com/spf13/pflag"
-
 	"github.com/brinesalt/brine/internal/config"
-	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/daemon"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
 )
@@ -25,24 +22,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("salt-master", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	confDir := fs.StringP("config-dir", "c", config.DefaultDir, "configuration directory")
-	level := fs.StringP("log-level", "l", "warning", "console log level")
-	version := fs.BoolP("version", "V", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	confDir, log, code, ok := daemon.Start("salt-master", args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if *version {
-		fmt.Fprintln(stdout, "salt-master (Brine)")
-		return 0
-	}
-	log, err := logging.New(stderr, *level)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	cfg, err := config.LoadMaster(*confDir, log)
+	cfg, err := config.LoadMaster(confDir, log)
 	if err != nil {
 		log.Error(err.Error())
 		return 1
