@@ -71,3 +71,19 @@ func TestNothingImportsCmd(t *testing.T) {
 		}
 	}
 }
+
+// TestThinIsPureGo: the thin binary is also the promoted minion
+// (salt-thin minion, installed as salt-minion by minion.bootstrap), so it
+// links the ZeroMQ minion; it must still build static and pure Go, so no
+// package outside the standard library it depends on may use cgo (a
+// libzmq binding such as goczmq belongs on the master only).
+func TestThinIsPureGo(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if and .CgoFiles (not .Standard)}}{{.ImportPath}}{{end}}",
+		module+"/cmd/salt-thin").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	if s := strings.TrimSpace(string(out)); s != "" {
+		t.Errorf("cmd/salt-thin depends on cgo packages:\n%s", s)
+	}
+}
