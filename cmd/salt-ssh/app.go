@@ -171,6 +171,10 @@ func (a *app) buildJob() error {
 	}
 	a.job.Fun = a.o.fun
 	a.job.Arg, a.job.Kwarg = saltyaml.ParseInput(a.o.args)
+	if a.job.Fun == wrapper.BootstrapFun {
+		a.job.Plan = (&wrapper.Bootstrap{Master: a.cfg, Log: a.log}).Plan(a.job.Arg, a.job.Kwarg)
+		return nil
+	}
 	if wrapper.IsState(a.job.Fun) {
 		a.job.Plan = a.stateWrapper().Plan(a.job.Fun, a.job.Arg, a.job.Kwarg)
 		a.job.RefreshGrains = a.o.refresh

@@ -1,0 +1,303 @@
+package wrapper
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// BootstrapFun is the wrapper function that promotes salt-ssh hosts to
+// minions of the local master.
+const BootstrapFun = "minion.bootstrap"
+
+// Bootstrap is minion.bootstrap: the controller's half of Salt's
+// pre-seed procedure (docs/topics/tutorials/preseed_key.rst). For each
+// host it settles the minion key pair — the host's own when it has one,
+// else a new pair made here — and accepts the public key in the master's
+// pki_dir (minions/<id>); it then has the host install the thin binary
+// as salt-minion with /etc/salt/minion, the keys, the pinned
+// minion_master.pub and an init script or systemd unit
+// (thin/promote), and waits on the master's event bus until the minion
+// has signed in. The private key travels only inside the job on the SSH
+// session's stdin.
+type Bootstrap struct {
+	// Master is the master configuration salt-ssh read: pki_dir,
+	// sock_dir and ports of the master the hosts will join.
+	Master *config.Master
+	Log    *slog.Logger
+}
+
+// bootstrapArgs are minion.bootstrap's keyword arguments.
+type bootstrapArgs struct {
+	master      string        // master=, the address minions connect to
+	id          string        // id=, default the roster id
+	timeout     time.Duration // timeout= seconds to wait for the sign-in (60)
+	force       bool          // force=True replaces a different accepted key
+	init        string        // init=auto|systemd|sysv
+	bin         string        // bin=, where salt-minion goes
+	minionOpts  *ordered.Map  // minion_opts=, more lines for /etc/salt/minion
+	retPort     int
+	publishPort int
+}
+
+func parseBootstrapArgs(args []any, kw *ordered.Map, o master.Options) (bootstrapArgs, error) {
+	a := bootstrapArgs{timeout: 60 * time.Second, retPort: o.RetPort, publishPort: o.PublishPort}
+	if len(args) > 0 {
+		return a, fmt.Errorf("%s takes keyword arguments only (master=<address>)", BootstrapFun)
+	}
+	a.master, _ = kw.Value("master").(string)
+	if a.master == "" {
+		return a, fmt.Errorf("%s: master=<address> is required", BootstrapFun)
+	}
+	a.id, _ = kw.Value("id").(string)
+	a.init, _ = kw.Value("init").(string)
+	a.bin, _ = kw.Value("bin").(string)
+	a.force = modules.Truthy(kw.Value("force"))
+	if v := kw.Value("timeout"); v != nil {
+		n, ok := v.(int)
+		if !ok || n <= 0 {
+			return a, fmt.Errorf("%s: timeout=%v: want a positive number of seconds", BootstrapFun, v)
+		}
+		a.timeout = time.Duration(n) * time.Second
+	}
+	if v := kw.Value("minion_opts"); v != nil {
+		m, ok := v.(*ordered.Map)
+		if !ok {
+			return a, fmt.Errorf("%s: minion_opts must be a mapping", BootstrapFun)
+		}
+		a.minionOpts = m
+	}
+	return a, nil
+}
+
+// minionConfig is /etc/salt/minion: the master, the id, the master's
+// ports when not Salt's defaults, then minion_opts. Values are written
+// as JSON, which YAML reads as the same scalars and mappings.
+func (a bootstrapArgs) minionConfig(id string) (string, error) {
+	var b strings.Builder
+	b.WriteString("# Written by salt-ssh minion.bootstrap (Brine); a re-run rewrites it.\n")
+	line := func(k string, v any) error {
+		j, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("minion_opts %s: %w", k, err)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", k, j)
+		return nil
+	}
+	line("master", a.master)
+	line("id", id)
+	if a.retPort != 4506 {
+		line("master_port", a.retPort)
+	}
+	if a.publishPort != 4505 {
+		line("publish_port", a.publishPort)
+	}
+	if a.minionOpts != nil {
+		var keys []string
+		a.minionOpts.Range(func(k, _ any) bool { keys = append(keys, ordered.KeyString(k)); return true })
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k == "master" || k == "id" {
+				continue
+			}
+			if err := line(k, a.minionOpts.Value(k)); err != nil {
+				return "", err
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// Plan returns the executor's planner for one minion.bootstrap call.
+func (b *Bootstrap) Plan(args []any, kwargs *ordered.Map) func(context.Context, *sshexec.Host) (*sshexec.Plan, error) {
+	return func(ctx context.Context, h *sshexec.Host) (*sshexec.Plan, error) {
+		res := &bootstrapResult{}
+		b.run(ctx, h, args, kwargs, res)
+		rc := 0
+		if res.failed {
+			rc = 1
+		}
+		return &sshexec.Plan{Done: true, Return: res.steps, Retcode: rc, Out: "highstate"}, nil
+	}
+}
+
+func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs *ordered.Map, res *bootstrapResult) {
+	log := b.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With(logattr.Host, h.Target.ID)
+	o, err := master.OptionsFromConfig(b.Master)
+	if err == nil {
+		err = os.MkdirAll(o.PKIDir, 0o700)
+	}
+	if err != nil {
+		res.fail("arguments", BootstrapFun, err)
+		return
+	}
+	a, err := parseBootstrapArgs(args, kwargs, o)
+	if err != nil {
+		res.fail("arguments", BootstrapFun, err)
+		return
+	}
+	id := a.id
+	if id == "" {
+		id = h.Target.ID
+	}
+	// Subscribe before anything starts the minion, so its sign-in cannot
+	// be missed.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events, err := subscribe(ctx, o)
+	if err != nil {
+		res.fail("master", o.LocalSocket(), err)
+		return
+	}
+	keys, err := b.settleKey(ctx, h, o, id, a.force)
+	if err != nil {
+		res.fail("accepted key", keys.acceptedPath, err)
+		return
+	}
+	res.add(keys.step())
+	restarted, ok := b.install(ctx, h, a, id, keys, res)
+	if !ok {
+		if keys.created {
+			// Nothing on the host uses the key: take the acceptance back.
+			os.Remove(keys.acceptedPath)
+		}
+		return
+	}
+	log.Debug("minion installed", "restarted", restarted)
+	res.add(waitSignIn(ctx, o, events, id, restarted, a.timeout))
+}
+
+// subscribe opens the master's event stream on its local socket.
+func subscribe(ctx context.Context, o master.Options) (<-chan master.Event, error) {
+	c, err := master.Dial(ctx, o.LocalSocket())
+	if err != nil {
+		return nil, fmt.Errorf("is salt-master running with this configuration? %w", err)
+	}
+	ch, err := c.Events(ctx)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("watch the master's events: %w", err)
+	}
+	return ch, nil
+}
+
+// install runs minion_bootstrap.install on the host and adds its steps;
+// restarted reports that the minion was (re)started.
+func (b *Bootstrap) install(ctx context.Context, h *sshexec.Host, a bootstrapArgs, id string, k keyPlan, res *bootstrapResult) (restarted, ok bool) {
+	conf, err := a.minionConfig(id)
+	if err != nil {
+		res.fail("config", "/etc/salt/minion", err)
+		return false, false
+	}
+	kw := ordered.FromPairs("config", conf, "pub", k.pub, "master_pub", k.masterPub)
+	if k.pem != "" {
+		kw.Set("pem", k.pem)
+	}
+	if a.init != "" {
+		kw.Set("init", a.init)
+	}
+	if a.bin != "" {
+		kw.Set("bin", a.bin)
+	}
+	ret, rc, err := h.Call(ctx, "minion_bootstrap.install", nil, kw)
+	if err != nil || rc != 0 {
+		if err == nil {
+			err = fmt.Errorf("%v", ret)
+		}
+		res.fail("install", h.Target.ID, fmt.Errorf("install the minion on %s: %w", h.Target.ID, err))
+		return false, false
+	}
+	steps, _ := ret.([]any)
+	if len(steps) == 0 {
+		res.fail("install", h.Target.ID, fmt.Errorf("install the minion on %s: unexpected answer %v", h.Target.ID, ret))
+		return false, false
+	}
+	ok = true
+	for _, s := range steps {
+		m, _ := s.(*ordered.Map)
+		st := stepFromMap(m)
+		if st.ID == "running" && st.changes != nil && st.changes.Len() > 0 {
+			restarted = true
+		}
+		ok = ok && st.result
+		res.add(st)
+	}
+	return restarted, ok
+}
+
+// waitSignIn waits for the minion to reach the master: after a (re)start
+// for its salt/minion/<id>/start event (fired once it has authenticated
+// and its channel works); when it was running already, for the answer to
+// a test.ping published to it alone.
+func waitSignIn(ctx context.Context, o master.Options, events <-chan master.Event, id string, restarted bool, timeout time.Duration) step {
+	s := step{ID: "authenticated", Name: id}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errors.New("timed out"))
+	defer cancel()
+	want := func(e master.Event) bool { return e.Tag == "salt/minion/"+id+"/start" }
+	if !restarted {
+		jid, err := pingOne(ctx, o, id)
+		if err != nil {
+			s.comment = fmt.Sprintf("ask %s for test.ping: %s", id, err.Error())
+			return s
+		}
+		want = func(e master.Event) bool { return e.Tag == "salt/job/"+jid+"/ret/"+id }
+	}
+	for {
+		select {
+		case e, more := <-events:
+			if !more {
+				s.comment = "the master's event stream ended before " + id + " signed in"
+				return s
+			}
+			if want(e) {
+				s.result, s.comment = true, "minion "+id+" has authenticated to the master"
+				return s
+			}
+		case <-ctx.Done():
+			s.comment = fmt.Sprintf("minion %s did not sign in to the master within %s (%s); see %s on the host",
+				id, timeout, context.Cause(ctx).Error(), "/var/log/salt/minion")
+			return s
+		}
+	}
+}
+
+func pingOne(ctx context.Context, o master.Options, id string) (string, error) {
+	c, err := master.Dial(ctx, o.LocalSocket())
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	jid, _, err := c.Publish(ctx, master.PublishRequest{Tgt: []any{id}, TgtType: "list", Fun: "test.ping", User: "root"})
+	return jid, err
+}
+
+// readKey reads a PEM key file; a missing file is "".
+func readKey(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return crypt.CleanKey(string(b)), nil
+}

@@ -1,0 +1,175 @@
+package wrapper
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/roster"
+	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
+)
+
+func TestBootstrapArgsAndConfig(t *testing.T) {
+	o := master.Options{RetPort: 4506, PublishPort: 4505}
+	for _, tc := range []struct {
+		args []string
+		want string // the config, or the error
+	}{
+		{[]string{"master=10.0.0.1"}, "master: \"10.0.0.1\"\nid: \"web1\"\n"},
+		{[]string{"master=salt.example", "id=other", `minion_opts={grains: {role: web}, recon_max: 500, master: ignored}`},
+			"master: \"salt.example\"\nid: \"other\"\ngrains: {\"role\":\"web\"}\nrecon_max: 500\n"},
+		{[]string{}, "master=<address> is required"},
+		{[]string{"10.0.0.1"}, "keyword arguments only"},
+		{[]string{"master=m", "timeout=soon"}, "timeout=soon"},
+		{[]string{"master=m", "minion_opts=[1]"}, "minion_opts must be a mapping"},
+	} {
+		args, kw := saltyaml.ParseInput(tc.args)
+		a, err := parseBootstrapArgs(args, kw, o)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			id := a.id
+			if id == "" {
+				id = "web1"
+			}
+			conf, err := a.minionConfig(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = strings.TrimPrefix(conf, conf[:strings.Index(conf, "\n")+1]) // drop the header comment
+		}
+		if !strings.Contains(got, tc.want) || (err == nil && got != tc.want) {
+			t.Errorf("%v: got %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	// Ports other than Salt's defaults are written for the minion.
+	a, _ := parseBootstrapArgs(nil, ordered.FromPairs("master", "m"), master.Options{RetPort: 14506, PublishPort: 14505})
+	if conf, _ := a.minionConfig("x"); !strings.Contains(conf, "master_port: 14506\npublish_port: 14505\n") {
+		t.Errorf("ports: %s", conf)
+	}
+}
+
+// keyHost is a host whose minion_bootstrap.key answers pub.
+func keyHost(pub string) *sshexec.Host {
+	return &sshexec.Host{Target: &roster.Target{ID: "web1"},
+		Call: func(_ context.Context, fun string, _ []any, _ *ordered.Map) (any, int, error) {
+			if fun != "minion_bootstrap.key" {
+				return nil, 1, errors.New("unexpected " + fun)
+			}
+			return pub, 0, nil
+		}}
+}
+
+func TestSettleKey(t *testing.T) {
+	k1 := string(crypt.EncodePublicKey(&mustKey(t).PublicKey))
+	k2 := string(crypt.EncodePublicKey(&mustKey(t).PublicKey))
+	for _, tc := range []struct {
+		name              string
+		hostPub, accepted string
+		force             bool
+		wantErr           string
+		wantPEM, created  bool
+		wantPub           string
+	}{
+		{name: "fresh host", wantPEM: true, created: true},
+		{name: "host key already accepted", hostPub: k1, accepted: k1, wantPub: k1},
+		{name: "host key not yet accepted", hostPub: k1, wantPub: k1, created: true},
+		{name: "another key accepted", hostPub: k1, accepted: k2, wantErr: "force=True"},
+		{name: "another key accepted, forced", hostPub: k1, accepted: k2, force: true, wantPEM: true, created: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "master.pub"), []byte("MASTER PUB\n"), 0o644)
+			os.MkdirAll(filepath.Join(dir, "minions_pre"), 0o700)
+			os.WriteFile(filepath.Join(dir, "minions_pre", "web1"), []byte(tc.hostPub), 0o644)
+			if tc.accepted != "" {
+				os.MkdirAll(filepath.Join(dir, "minions"), 0o700)
+				os.WriteFile(filepath.Join(dir, "minions", "web1"), []byte(tc.accepted), 0o644)
+			}
+			b := &Bootstrap{}
+			k, err := b.settleKey(context.Background(), keyHost(tc.hostPub), master.Options{PKIDir: dir, KeySize: 2048}, "web1", tc.force)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "minions", "web1")); string(got) != tc.accepted {
+					t.Error("a refused bootstrap changed the accepted key")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (k.pem != "") != tc.wantPEM || k.created != tc.created || k.masterPub != "MASTER PUB\n" {
+				t.Fatalf("pem %v created %v masterPub %q", k.pem != "", k.created, k.masterPub)
+			}
+			if tc.wantPub != "" && k.pub != tc.wantPub {
+				t.Errorf("pub %q, want %q", k.pub, tc.wantPub)
+			}
+			if k.pem != "" {
+				priv, err := crypt.ParsePrivateKey([]byte(k.pem), "")
+				if err != nil || string(crypt.EncodePublicKey(&priv.PublicKey)) != k.pub {
+					t.Fatalf("the private key does not match the public key: %v", err)
+				}
+			}
+			acc, _ := os.ReadFile(filepath.Join(dir, "minions", "web1"))
+			if diff := cmp.Diff(crypt.CleanKey(k.pub), crypt.CleanKey(string(acc))); diff != "" {
+				t.Errorf("accepted key: %s", diff)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "minions_pre", "web1")); tc.created && err == nil {
+				t.Error("the pending copy is still there")
+			}
+		})
+	}
+}
+
+func TestSettleKeyRefusals(t *testing.T) {
+	dir := t.TempDir()
+	b := &Bootstrap{}
+	o := master.Options{PKIDir: dir, KeySize: 2048}
+	if _, err := b.settleKey(context.Background(), keyHost(""), o, "web1", false); err == nil || !strings.Contains(err.Error(), "master.pub") {
+		t.Errorf("no master key: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "master.pub"), []byte("MASTER PUB\n"), 0o644)
+	if _, err := b.settleKey(context.Background(), keyHost(""), o, "../evil", false); err == nil {
+		t.Error("an id that escapes pki_dir was accepted")
+	}
+	os.MkdirAll(filepath.Join(dir, "minions_rejected"), 0o700)
+	os.WriteFile(filepath.Join(dir, "minions_rejected", "web1"), []byte("K"), 0o644)
+	if _, err := b.settleKey(context.Background(), keyHost(""), o, "web1", true); err == nil || !strings.Contains(err.Error(), "salt-key -d web1") {
+		t.Errorf("rejected key: %v", err)
+	}
+}
+
+func TestBootstrapResultShape(t *testing.T) {
+	r := &bootstrapResult{}
+	r.add(step{ID: "config", Name: "/etc/salt/minion", result: true, comment: "ok"})
+	r.fail("authenticated", "web1", errors.New("timed out"))
+	if !r.failed || r.steps.Len() != 2 {
+		t.Fatalf("%v %v", r.failed, r.steps)
+	}
+	s := r.steps.Value("minion_bootstrap_|-authenticated_|-web1_|-bootstrap").(*ordered.Map)
+	if s.Value("result") != false || s.Value("comment") != "timed out" || s.Value("__run_num__") != 1 {
+		t.Errorf("%v", s)
+	}
+}
+
+func mustKey(t *testing.T) *rsa.PrivateKey {
+	t.Helper()
+	k, err := crypt.GenerateKey(2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
