@@ -10,7 +10,9 @@
 //     hostI at .(I+1); sshd listens on port 22 of that address;
 //   - its own mount and UTS namespaces, held open by a small "holder" process,
 //     with private directories bind-mounted over /tmp, /var/tmp, /etc/salt,
-//     /root, the login user's home, /etc/sudoers.d and /etc/hosts, and the
+//     /root, the login user's home, /etc/sudoers.d and /etc/hosts, and what
+//     a promoted minion uses (/usr/local/sbin, /etc/init.d, /etc/rc?.d,
+//     /etc/systemd/system, /run/salt, /var/log/salt, /var/cache/salt), and the
 //     hostname set to the host ID; sshd runs inside all three namespaces, so
 //     a file one host writes to /var/tmp is invisible on every other host;
 //   - its own ed25519 host key, an sshd_config whose AuthorizedKeysFile is the

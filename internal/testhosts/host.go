@@ -48,7 +48,7 @@ type privateDir struct {
 // privateDirs lists the host's private paths for login user u. Longer paths
 // come after shorter ones only where they do not nest.
 func privateDirs(u loginUser) []privateDir {
-	return []privateDir{
+	dirs := []privateDir{
 		{InHost: "/tmp", Backing: "tmp", Mode: 0o1777},
 		{InHost: "/var/tmp", Backing: "var_tmp", Mode: 0o1777},
 		{InHost: "/etc/salt", Backing: "etc_salt", Mode: 0o755},
@@ -57,7 +57,19 @@ func privateDirs(u loginUser) []privateDir {
 		{InHost: "/etc/sudoers.d", Backing: "sudoers.d", Mode: 0o755},
 		{InHost: "/etc/hosts", Backing: "hosts", Mode: 0o644, File: true},
 		{InHost: "/etc/resolv.conf", Backing: "resolv.conf", Mode: 0o644, File: true},
+		// What a promoted minion (salt-ssh minion.bootstrap) installs,
+		// writes and runs from, so each host has its own daemon.
+		{InHost: "/usr/local/sbin", Backing: "usr_local_sbin", Mode: 0o755},
+		{InHost: "/etc/init.d", Backing: "init.d", Mode: 0o755},
+		{InHost: "/etc/systemd/system", Backing: "systemd_system", Mode: 0o755},
+		{InHost: "/run/salt", Backing: "run_salt", Mode: 0o755},
+		{InHost: "/var/log/salt", Backing: "var_log_salt", Mode: 0o755},
+		{InHost: "/var/cache/salt", Backing: "var_cache_salt", Mode: 0o755},
 	}
+	for _, rc := range []string{"0", "1", "2", "3", "4", "5", "6", "S"} {
+		dirs = append(dirs, privateDir{InHost: "/etc/rc" + rc + ".d", Backing: "rc" + rc + ".d", Mode: 0o755})
+	}
+	return dirs
 }
 
 // prepareHost creates host h's directory: private trees, sudoers, hosts

@@ -236,8 +236,9 @@ func (c *Cluster) Exec(ctx context.Context, id, script string) ([]byte, error) {
 
 // HostPath maps path, as seen inside host id, to the controller path that
 // backs it. Only the host's private paths (/tmp, /var/tmp, /etc/salt, /root,
-// the login user's home, /etc/sudoers.d, /etc/hosts) can be mapped; others
-// return ErrNotPrivate.
+// the login user's home, /etc/sudoers.d, /etc/hosts and the minion's
+// directories listed in the package doc) can be mapped; others return
+// ErrNotPrivate.
 func (c *Cluster) HostPath(id, path string) (string, error) {
 	h, err := c.host(id)
 	if err != nil {

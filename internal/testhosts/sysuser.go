@@ -41,9 +41,12 @@ func ensureUser(ctx context.Context, name, password string) (loginUser, error) {
 		return loginUser{}, err
 	}
 	// Mount points that may not exist on a fresh controller.
-	for _, d := range []string{u.Home, "/etc/salt"} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return loginUser{}, fmt.Errorf("create mount point %s: %w", d, err)
+	for _, pd := range privateDirs(u) {
+		if pd.File {
+			continue
+		}
+		if err := os.MkdirAll(pd.InHost, 0o755); err != nil {
+			return loginUser{}, fmt.Errorf("create mount point %s: %w", pd.InHost, err)
 		}
 	}
 	return u, nil

@@ -81,3 +81,17 @@ func unavailable() string {
 	}
 	return ""
 }
+
+// Eventually polls cond every 250ms until it holds, failing t with what
+// once timeout has passed: for end-to-end tests that wait on daemons the
+// hosts run (a minion signing in, a queued return arriving).
+func Eventually(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/brinesalt/brine/internal/testhosts"
 )
@@ -20,6 +21,10 @@ func (f *fakeTB) Helper()             {}
 func (f *fakeTB) Skip(args ...any)    { f.skipped = fmt.Sprint(args...); panic(stop{}) }
 func (f *fakeTB) Fatal(args ...any)   { f.failed = fmt.Sprint(args...); panic(stop{}) }
 func (f *fakeTB) Logf(string, ...any) {}
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.failed = fmt.Sprintf(format, args...)
+	panic(stop{})
+}
 
 func newWith(t *testing.T) (f *fakeTB) {
 	f = &fakeTB{TB: t}
@@ -58,5 +63,25 @@ func TestNewWithoutSSHD(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestEventually(t *testing.T) {
+	calls := 0
+	testhosts.Eventually(t, "the third call", time.Minute, func() bool { calls++; return calls == 3 })
+	if calls != 3 {
+		t.Errorf("cond called %d times, want 3", calls)
+	}
+	f := &fakeTB{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != (stop{}) {
+				panic(r)
+			}
+		}()
+		testhosts.Eventually(f, "nothing", 0, func() bool { return false })
+	}()
+	if !strings.Contains(f.failed, "waiting for nothing") {
+		t.Errorf("a condition that never holds: failed = %q", f.failed)
 	}
 }
