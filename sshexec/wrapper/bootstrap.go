@@ -246,20 +246,23 @@ func (b *Bootstrap) install(ctx context.Context, h *sshexec.Host, a bootstrapArg
 
 // waitSignIn waits for the minion to reach the master: after a (re)start
 // for its salt/minion/<id>/start event (fired once it has authenticated
-// and its channel works); when it was running already, for the answer to
-// a test.ping published to it alone.
+// and its channel works); when it was running already, for its answer to
+// a test.ping published to it alone, asked again every few seconds since
+// a minion still waiting for acceptance misses what is published before.
 func waitSignIn(ctx context.Context, o master.Options, events <-chan master.Event, id string, restarted bool, timeout time.Duration) step {
 	s := step{ID: "authenticated", Name: id}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errors.New("timed out"))
 	defer cancel()
-	want := func(e master.Event) bool { return e.Tag == "salt/minion/"+id+"/start" }
+	jids := map[string]bool{}
+	var tick <-chan time.Time
 	if !restarted {
-		jid, err := pingOne(ctx, o, id)
-		if err != nil {
+		t := time.NewTicker(pingEvery)
+		defer t.Stop()
+		tick = t.C
+		if err := pingOne(ctx, o, id, jids); err != nil {
 			s.comment = fmt.Sprintf("ask %s for test.ping: %s", id, err.Error())
 			return s
 		}
-		want = func(e master.Event) bool { return e.Tag == "salt/job/"+jid+"/ret/"+id }
 	}
 	for {
 		select {
@@ -268,8 +271,13 @@ func waitSignIn(ctx context.Context, o master.Options, events <-chan master.Even
 				s.comment = "the master's event stream ended before " + id + " signed in"
 				return s
 			}
-			if want(e) {
+			if e.Tag == "salt/minion/"+id+"/start" || (strings.HasPrefix(e.Tag, "salt/job/") && isPingReturn(e.Tag, id, jids)) {
 				s.result, s.comment = true, "minion "+id+" has authenticated to the master"
+				return s
+			}
+		case <-tick:
+			if err := pingOne(ctx, o, id, jids); err != nil {
+				s.comment = fmt.Sprintf("ask %s for test.ping: %s", id, err.Error())
 				return s
 			}
 		case <-ctx.Done():
@@ -280,14 +288,27 @@ func waitSignIn(ctx context.Context, o master.Options, events <-chan master.Even
 	}
 }
 
-func pingOne(ctx context.Context, o master.Options, id string) (string, error) {
+// pingEvery is how often a running minion is asked again.
+const pingEvery = 3 * time.Second
+
+// isPingReturn reports whether tag is salt/job/<jid>/ret/<id> for one of
+// the pings sent.
+func isPingReturn(tag, id string, jids map[string]bool) bool {
+	rest, ok := strings.CutSuffix(strings.TrimPrefix(tag, "salt/job/"), "/ret/"+id)
+	return ok && jids[rest]
+}
+
+func pingOne(ctx context.Context, o master.Options, id string, jids map[string]bool) error {
 	c, err := master.Dial(ctx, o.LocalSocket())
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer c.Close()
 	jid, _, err := c.Publish(ctx, master.PublishRequest{Tgt: []any{id}, TgtType: "list", Fun: "test.ping", User: "root"})
-	return jid, err
+	if err == nil {
+		jids[jid] = true
+	}
+	return err
 }
 
 // readKey reads a PEM key file; a missing file is "".

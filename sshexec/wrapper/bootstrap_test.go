@@ -173,3 +173,17 @@ func mustKey(t *testing.T) *rsa.PrivateKey {
 	}
 	return k
 }
+
+func TestIsPingReturn(t *testing.T) {
+	jids := map[string]bool{"20261201000000000001": true}
+	for tag, want := range map[string]bool{
+		"salt/job/20261201000000000001/ret/web1":  true,
+		"salt/job/20261201000000000001/ret/web10": false,
+		"salt/job/20261201000000000002/ret/web1":  false,
+		"salt/job/20261201000000000001/new":       false,
+	} {
+		if got := isPingReturn(tag, "web1", jids); got != want {
+			t.Errorf("%s: %v, want %v", tag, got, want)
+		}
+	}
+}
