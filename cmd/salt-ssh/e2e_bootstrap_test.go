@@ -209,7 +209,7 @@ func TestE2EBootstrapMinions(t *testing.T) {
 
 	t.Run("bootstrap", func(t *testing.T) {
 		for _, run := range []struct{ tgt, role string }{{"host1", "web"}, {"host[23]", "db"}} {
-			got, code, stderr := e.saltSSH(run.tgt, "minion.bootstrap", master, fmt.Sprintf(fastMinion, run.role))
+			got, code, stderr := e.saltSSH(run.tgt, "minion.bootstrap", master, fmt.Sprintf(fastMinion, run.role), "-l", "trace")
 			if code != 0 {
 				t.Fatalf("bootstrap %s: code %d %v\n%s", run.tgt, code, got, stderr)
 			}
@@ -360,5 +360,36 @@ func TestE2EBootstrapMinions(t *testing.T) {
 		if _, err := d.hostFile("host2", "/tmp/after-delete"); err == nil {
 			t.Errorf("host2 ran a job published after its key was deleted")
 		}
+	})
+
+	t.Run("a rejected key fails that host alone, and bootstrap after delete", func(t *testing.T) {
+		// host2's minion, its key deleted, asked again and is pending.
+		d.waitFor("host2 pending", func() bool {
+			out, _ := d.salt("salt-key", "-l", "unaccepted")
+			return strings.Contains(out, "host2")
+		})
+		if out, code := d.salt("salt-key", "-r", "host2", "-y"); code != 0 {
+			t.Fatalf("salt-key -r host2: %d %s", code, out)
+		}
+		got, code, _ := e.saltSSH("host[12]", "minion.bootstrap", master, fmt.Sprintf(fastMinion, "web"))
+		if code == 0 {
+			t.Errorf("a failed host must make the run fail: %v", got)
+		}
+		bootstrapSteps(t, got, "host1")
+		failed, _ := got["host2"].(map[string]any)
+		if !strings.Contains(fmt.Sprint(failed), "salt-key -d host2") {
+			t.Errorf("host2 with a rejected key: %v", got["host2"])
+		}
+		if out, code := d.salt("salt-key", "-d", "host2", "-y"); code != 0 {
+			t.Fatalf("salt-key -d host2: %d %s", code, out)
+		}
+		got, code, stderr := e.saltSSH("host2", "minion.bootstrap", master, fmt.Sprintf(fastMinion, "db"))
+		if code != 0 {
+			t.Fatalf("bootstrap after delete: %d %v\n%s", code, got, stderr)
+		}
+		if steps := bootstrapSteps(t, got, "host2"); steps["accepted key"]["comment"] != "the host's existing key accepted" {
+			t.Errorf("bootstrap after delete: %v", steps["accepted key"])
+		}
+		d.waitFor("host2 back", func() bool { return d.pings("host2")["host2"] })
 	})
 }
