@@ -159,3 +159,54 @@ func TestSysVScript(t *testing.T) {
 		t.Error("an unknown action succeeded")
 	}
 }
+
+// TestSystemdCtl drives systemdCtl against a stand-in systemctl on PATH
+// that records its calls; is-enabled and is-active answer from files.
+func TestSystemdCtl(t *testing.T) {
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	os.WriteFile(filepath.Join(dir, "systemctl"), []byte(`#!/bin/sh
+echo "$*" >>`+calls+`
+case "$1" in
+is-enabled) test -e `+dir+`/enabled ;;
+is-active) test -e `+dir+`/active ;;
+enable) touch `+dir+`/enabled ;;
+restart) touch `+dir+`/active ;;
+esac
+`), 0o755)
+	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name             string
+		fileChanged, rst bool
+		want             string
+		changed          []string
+	}{
+		{"first install", true, true,
+			"daemon-reload\nis-enabled --quiet salt-minion\nenable salt-minion\nis-active --quiet salt-minion\nrestart salt-minion\n",
+			[]string{"daemon-reload", "enabled", "running"}},
+		{"nothing changed", false, false,
+			"is-enabled --quiet salt-minion\nis-active --quiet salt-minion\n", nil},
+		{"config changed", false, true,
+			"is-enabled --quiet salt-minion\nis-active --quiet salt-minion\nrestart salt-minion\n", []string{"running"}},
+	} {
+		os.Remove(calls)
+		steps := systemdCtl(ctx, tc.fileChanged, tc.rst)
+		got, _ := os.ReadFile(calls)
+		if string(got) != tc.want {
+			t.Errorf("%s: calls\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+		var changed []string
+		for _, s := range steps {
+			if !s.Result {
+				t.Errorf("%s: step %s failed: %s", tc.name, s.ID, s.Comment)
+			}
+			if s.Changes != nil {
+				changed = append(changed, s.ID)
+			}
+		}
+		if strings.Join(changed, ",") != strings.Join(tc.changed, ",") {
+			t.Errorf("%s: changed steps %v, want %v", tc.name, changed, tc.changed)
+		}
+	}
+}
