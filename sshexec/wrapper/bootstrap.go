@@ -143,9 +143,6 @@ func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs
 	}
 	log = log.With(logattr.Host, h.Target.ID)
 	o, err := master.OptionsFromConfig(b.Master)
-	if err == nil {
-		err = os.MkdirAll(o.PKIDir, 0o700)
-	}
 	if err != nil {
 		res.fail("arguments", BootstrapFun, err)
 		return
