@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/roster"
@@ -185,5 +187,42 @@ func TestIsPingReturn(t *testing.T) {
 		if got := isPingReturn(tag, "web1", jids); got != want {
 			t.Errorf("%s: %v, want %v", tag, got, want)
 		}
+	}
+}
+
+func TestBootstrapWithoutMaster(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.DefaultMaster(dir)
+	cfg.PKIDir = filepath.Join(dir, "pki")
+	cfg.Raw = ordered.FromPairs("sock_dir", filepath.Join(dir, "sock"))
+	plan, err := (&Bootstrap{Master: cfg}).Plan(nil, ordered.FromPairs("master", "10.0.0.1"))(context.Background(), keyHost(""))
+	if err != nil || !plan.Done || plan.Retcode != 1 || plan.Out != "highstate" {
+		t.Fatalf("%v %+v", err, plan)
+	}
+	s := plan.Return.(*ordered.Map).Value("minion_bootstrap_|-master_|-" + filepath.Join(dir, "sock", "brine-master.sock") + "_|-bootstrap")
+	if m, _ := s.(*ordered.Map); m == nil || !strings.Contains(m.Value("comment").(string), "is salt-master running") {
+		t.Errorf("no clear error without a master: %v", plan.Return)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pki", "minions", "web1")); err == nil {
+		t.Error("a key was accepted though the bootstrap could not run")
+	}
+}
+
+func TestWaitSignIn(t *testing.T) {
+	ctx := context.Background()
+	events := make(chan master.Event, 2)
+	events <- master.Event{Tag: "salt/minion/web10/start"}
+	events <- master.Event{Tag: "salt/minion/web1/start"}
+	if s := waitSignIn(ctx, master.Options{}, events, "web1", true, time.Minute); !s.result {
+		t.Errorf("start event: %+v", s)
+	}
+	if s := waitSignIn(ctx, master.Options{}, make(chan master.Event), "web1", true, 50*time.Millisecond); s.result ||
+		!strings.Contains(s.comment, "did not sign in to the master within 50ms (timed out)") {
+		t.Errorf("timeout: %+v", s)
+	}
+	closed := make(chan master.Event)
+	close(closed)
+	if s := waitSignIn(ctx, master.Options{}, closed, "web1", true, time.Minute); s.result || !strings.Contains(s.comment, "event stream ended") {
+		t.Errorf("closed stream: %+v", s)
 	}
 }
