@@ -2,15 +2,15 @@ package wrapper
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
@@ -19,6 +19,7 @@ import (
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // BootstrapFun is the wrapper function that promotes salt-ssh hosts to
@@ -86,41 +87,40 @@ func parseBootstrapArgs(args []any, kw *ordered.Map, o master.Options) (bootstra
 }
 
 // minionConfig is /etc/salt/minion: the master, the id, the master's
-// ports when not Salt's defaults, then minion_opts. Values are written
-// as JSON, which YAML reads as the same scalars and mappings.
+// ports when not Salt's defaults, then minion_opts in their order, dumped
+// as Salt dumps YAML so any value reads back as given.
 func (a bootstrapArgs) minionConfig(id string) (string, error) {
-	var b strings.Builder
-	b.WriteString("# Written by salt-ssh minion.bootstrap (Brine); a re-run rewrites it.\n")
-	line := func(k string, v any) error {
-		j, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("minion_opts %s: %w", k, err)
+	for _, v := range [][2]string{{"master", a.master}, {"id", id}} {
+		if !printable(v[1]) {
+			return "", fmt.Errorf("%s %q: not printable UTF-8 text", v[0], v[1])
 		}
-		fmt.Fprintf(&b, "%s: %s\n", k, j)
-		return nil
 	}
-	line("master", a.master)
-	line("id", id)
+	conf := ordered.FromPairs("master", a.master, "id", id)
 	if a.retPort != 4506 {
-		line("master_port", a.retPort)
+		conf.Set("master_port", a.retPort)
 	}
 	if a.publishPort != 4505 {
-		line("publish_port", a.publishPort)
+		conf.Set("publish_port", a.publishPort)
 	}
 	if a.minionOpts != nil {
-		var keys []string
-		a.minionOpts.Range(func(k, _ any) bool { keys = append(keys, ordered.KeyString(k)); return true })
-		sort.Strings(keys)
-		for _, k := range keys {
-			if k == "master" || k == "id" {
-				continue
+		a.minionOpts.Range(func(k, v any) bool {
+			if key := ordered.KeyString(k); key != "master" && key != "id" {
+				conf.Set(key, v)
 			}
-			if err := line(k, a.minionOpts.Value(k)); err != nil {
-				return "", err
-			}
-		}
+			return true
+		})
 	}
-	return b.String(), nil
+	body, err := saltyaml.Dump(conf, saltyaml.DumpOptions{})
+	if err != nil {
+		return "", fmt.Errorf("minion config: %w", err)
+	}
+	return "# Written by salt-ssh minion.bootstrap (Brine); a re-run rewrites it.\n" + body, nil
+}
+
+// printable reports whether s is valid UTF-8 without control characters,
+// so it reads back from YAML as written.
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // Plan returns the executor's planner for one minion.bootstrap call.

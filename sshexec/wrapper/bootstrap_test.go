@@ -27,9 +27,9 @@ func TestBootstrapArgsAndConfig(t *testing.T) {
 		args []string
 		want string // the config, or the error
 	}{
-		{[]string{"master=10.0.0.1"}, "master: \"10.0.0.1\"\nid: \"web1\"\n"},
+		{[]string{"master=10.0.0.1"}, "master: 10.0.0.1\nid: web1\n"},
 		{[]string{"master=salt.example", "id=other", `minion_opts={grains: {role: web}, recon_max: 500, master: ignored}`},
-			"master: \"salt.example\"\nid: \"other\"\ngrains: {\"role\":\"web\"}\nrecon_max: 500\n"},
+			"master: salt.example\nid: other\ngrains:\n  role: web\nrecon_max: 500\n"},
 		{[]string{}, "master=<address> is required"},
 		{[]string{"10.0.0.1"}, "keyword arguments only"},
 		{[]string{"master=m", "timeout=soon"}, "timeout=soon"},
@@ -225,4 +225,35 @@ func TestWaitSignIn(t *testing.T) {
 	if s := waitSignIn(ctx, master.Options{}, closed, "web1", true, time.Minute); s.result || !strings.Contains(s.comment, "event stream ended") {
 		t.Errorf("closed stream: %+v", s)
 	}
+}
+
+// FuzzMinionConfig: whatever the master address, id and minion_opts, the
+// config written reads back with the same master and id and option, or
+// is refused.
+func FuzzMinionConfig(f *testing.F) {
+	f.Add("10.0.0.1", "web1", "recon_max", "500")
+	f.Add("salt\nid: evil", "a: b", "master", "x")
+	f.Add("'quoted'", "yes", "grains", "{role: web}")
+	f.Fuzz(func(t *testing.T, addr, id, key, value string) {
+		if addr == "" {
+			return
+		}
+		a, err := parseBootstrapArgs(nil, ordered.FromPairs("master", addr,
+			"minion_opts", ordered.FromPairs(key, saltyaml.ParseCLIArg(value))), master.Options{RetPort: 4506, PublishPort: 4505})
+		if err != nil {
+			return
+		}
+		conf, err := a.minionConfig(id)
+		if err != nil {
+			return
+		}
+		v, err := saltyaml.Load([]byte(conf), "minion")
+		if err != nil {
+			t.Fatalf("config does not load: %v\n%s", err, conf)
+		}
+		m, ok := v.(*ordered.Map)
+		if !ok || m.Value("master") != addr || m.Value("id") != id {
+			t.Fatalf("master %q id %q read back as %v\n%s", addr, id, v, conf)
+		}
+	})
 }
