@@ -161,7 +161,7 @@ func TestBootstrapResultShape(t *testing.T) {
 	if !r.failed || r.steps.Len() != 2 {
 		t.Fatalf("%v %v", r.failed, r.steps)
 	}
-	s := r.steps.Value("minion_bootstrap_|-authenticated_|-web1_|-bootstrap").(*ordered.Map)
+	s := r.steps.Value("minion_|-authenticated_|-web1_|-bootstrap").(*ordered.Map)
 	if s.Value("result") != false || s.Value("comment") != "timed out" || s.Value("__run_num__") != 1 {
 		t.Errorf("%v", s)
 	}
@@ -199,7 +199,7 @@ func TestBootstrapWithoutMaster(t *testing.T) {
 	if err != nil || !plan.Done || plan.Retcode != 1 || plan.Out != "highstate" {
 		t.Fatalf("%v %+v", err, plan)
 	}
-	s := plan.Return.(*ordered.Map).Value("minion_bootstrap_|-master_|-" + filepath.Join(dir, "sock", "brine-master.sock") + "_|-bootstrap")
+	s := plan.Return.(*ordered.Map).Value("minion_|-master_|-" + filepath.Join(dir, "sock", "brine-master.sock") + "_|-bootstrap")
 	if m, _ := s.(*ordered.Map); m == nil || !strings.Contains(m.Value("comment").(string), "is salt-master running") {
 		t.Errorf("no clear error without a master: %v", plan.Return)
 	}

@@ -26,7 +26,7 @@ func stepFromMap(m *ordered.Map) step {
 }
 
 // bootstrapResult collects the steps in the shape of a highstate return
-// ({"minion_bootstrap_|-<id>_|-<name>_|-<fun>": {result, comment, …}}),
+// ({"minion_|-<step>_|-<name>_|-bootstrap": {result, comment, …}}),
 // so salt-ssh's highstate outputter and --out json show it as a state
 // run; failed marks any failed step.
 type bootstrapResult struct {
@@ -42,7 +42,7 @@ func (r *bootstrapResult) add(s step) {
 	if changes == nil {
 		changes = ordered.New()
 	}
-	key := fmt.Sprintf("minion_bootstrap_|-%s_|-%s_|-bootstrap", s.ID, s.Name)
+	key := fmt.Sprintf("minion_|-%s_|-%s_|-bootstrap", s.ID, s.Name)
 	r.steps.Set(key, ordered.FromPairs(
 		"__id__", s.ID, "name", s.Name, "result", s.result, "comment", s.comment, "changes", changes,
 		"__run_num__", r.steps.Len(), "start_time", time.Now().Format("15:04:05.000000"), "duration", 0.0,
