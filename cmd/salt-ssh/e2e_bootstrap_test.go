@@ -392,4 +392,21 @@ func TestE2EBootstrapMinions(t *testing.T) {
 		}
 		d.waitFor("host2 back", func() bool { return d.pings("host2")["host2"] })
 	})
+
+	t.Run("a minion that cannot start fails with its log", func(t *testing.T) {
+		got, code, _ := e.saltSSH("host3", "minion.bootstrap", master, "minion_opts={master_port: notanumber}")
+		if code == 0 {
+			t.Fatalf("a broken config was reported as a success: %v", got)
+		}
+		ret, _ := got["host3"].(map[string]any)
+		var running map[string]any
+		for _, v := range ret {
+			if s, _ := v.(map[string]any); s["__id__"] == "running" {
+				running = s
+			}
+		}
+		if running["result"] != false || !strings.Contains(fmt.Sprint(running["comment"]), `/etc/salt/minion: master_port: want a number, got "notanumber"`) {
+			t.Errorf("running step: %v", running)
+		}
+	})
 }

@@ -165,7 +165,9 @@ func sysvCtl(ctx context.Context, fileChanged, restart bool) []Step {
 	if _, err := sh(ctx, initScript+" status"); err == nil && !restart && !fileChanged {
 		return append(steps, Step{ID: "running", Name: "salt-minion", Result: true, Comment: "the minion is running"})
 	}
-	out, err := sh(ctx, initScript+" restart")
+	// A minion that dies at once (a bad config, say) fails the start;
+	// the end of its log says why.
+	out, err := sh(ctx, initScript+" restart || { tail -n 5 "+LogFile+"; exit 1; }")
 	return append(steps, ran("running", "salt-minion", "restarted", true, out, err))
 }
 
