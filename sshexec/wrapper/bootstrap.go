@@ -180,7 +180,7 @@ func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs
 		return
 	}
 	log.Debug("minion installed", "restarted", restarted)
-	res.add(waitSignIn(ctx, o, events, id, restarted, a.timeout))
+	res.add(waitSignIn(ctx, pinger(o, id), events, id, restarted, a.timeout))
 }
 
 // subscribe opens the master's event stream on its local socket.
@@ -241,71 +241,89 @@ func (b *Bootstrap) install(ctx context.Context, h *sshexec.Host, a bootstrapArg
 	return restarted, ok
 }
 
-// waitSignIn waits for the minion to reach the master: after a (re)start
-// for its salt/minion/<id>/start event (fired once it has authenticated
-// and its channel works); when it was running already, for its answer to
-// a test.ping published to it alone, asked again every few seconds since
-// a minion still waiting for acceptance misses what is published before.
-func waitSignIn(ctx context.Context, o master.Options, events <-chan master.Event, id string, restarted bool, timeout time.Duration) step {
+// waitSignIn waits until the minion answers. After a (re)start it waits
+// first for salt/minion/<id>/start (the minion has authenticated); then,
+// as for a minion that was running already, for its answer to a
+// test.ping published to it alone, asked again every second: the start
+// event can come before the minion's subscription is up, and a minion
+// still waiting for acceptance misses what is published before. So once
+// the step succeeds, `salt <id> test.ping` answers.
+func waitSignIn(ctx context.Context, ping func(context.Context) (string, error), events <-chan master.Event, id string, restarted bool, timeout time.Duration) step {
 	s := step{ID: "authenticated", Name: id}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errors.New("timed out"))
 	defer cancel()
 	jids := map[string]bool{}
-	var tick <-chan time.Time
-	if !restarted {
-		t := time.NewTicker(pingEvery)
-		defer t.Stop()
-		tick = t.C
-		if err := pingOne(ctx, o, id, jids); err != nil {
-			s.comment = fmt.Sprintf("ask %s for test.ping: %s", id, err.Error())
-			return s
+	tick := time.NewTicker(pingEvery)
+	defer tick.Stop()
+	signedIn := !restarted
+	var err error
+	send := func() {
+		var jid string
+		if jid, err = ping(ctx); err == nil {
+			jids[jid] = true
 		}
 	}
-	for {
+	if signedIn {
+		send()
+	}
+	for err == nil {
 		select {
 		case e, more := <-events:
-			if !more {
-				s.comment = "the master's event stream ended before " + id + " signed in"
+			switch {
+			case !more:
+				s.comment = "the master's event stream ended before " + id + " answered"
+				return s
+			case !signedIn && e.Tag == "salt/minion/"+id+"/start":
+				signedIn = true
+				send()
+			case signedIn && isPingReturn(e.Tag, id, jids):
+				s.result, s.comment = true, "minion "+id+" has authenticated to the master and answers test.ping"
 				return s
 			}
-			if e.Tag == "salt/minion/"+id+"/start" || (strings.HasPrefix(e.Tag, "salt/job/") && isPingReturn(e.Tag, id, jids)) {
-				s.result, s.comment = true, "minion "+id+" has authenticated to the master"
-				return s
-			}
-		case <-tick:
-			if err := pingOne(ctx, o, id, jids); err != nil {
-				s.comment = fmt.Sprintf("ask %s for test.ping: %s", id, err.Error())
-				return s
+		case <-tick.C:
+			if signedIn {
+				send()
 			}
 		case <-ctx.Done():
-			s.comment = fmt.Sprintf("minion %s did not sign in to the master within %s (%s); see %s on the host",
-				id, timeout, context.Cause(ctx).Error(), "/var/log/salt/minion")
+			what := "did not sign in to the master"
+			if signedIn {
+				what = "signed in but did not answer test.ping"
+			}
+			s.comment = fmt.Sprintf("minion %s %s within %s (%s); see %s on the host",
+				id, what, timeout, context.Cause(ctx).Error(), "/var/log/salt/minion")
 			return s
 		}
 	}
+	s.comment = fmt.Sprintf("ask %s for test.ping: %s", id, err.Error())
+	return s
 }
 
-// pingEvery is how often a running minion is asked again.
-const pingEvery = 3 * time.Second
+// pingEvery is how often the minion is asked again.
+const pingEvery = time.Second
 
 // isPingReturn reports whether tag is salt/job/<jid>/ret/<id> for one of
 // the pings sent.
 func isPingReturn(tag, id string, jids map[string]bool) bool {
-	rest, ok := strings.CutSuffix(strings.TrimPrefix(tag, "salt/job/"), "/ret/"+id)
-	return ok && jids[rest]
+	rest, ok := strings.CutPrefix(tag, "salt/job/")
+	if !ok {
+		return false
+	}
+	jid, ok := strings.CutSuffix(rest, "/ret/"+id)
+	return ok && jids[jid]
 }
 
-func pingOne(ctx context.Context, o master.Options, id string, jids map[string]bool) error {
-	c, err := master.Dial(ctx, o.LocalSocket())
-	if err != nil {
-		return err
+// pinger publishes test.ping to minion id alone through the master's
+// local socket and returns the job id.
+func pinger(o master.Options, id string) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		c, err := master.Dial(ctx, o.LocalSocket())
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		jid, _, err := c.Publish(ctx, master.PublishRequest{Tgt: []any{id}, TgtType: "list", Fun: "test.ping", User: "root"})
+		return jid, err
 	}
-	defer c.Close()
-	jid, _, err := c.Publish(ctx, master.PublishRequest{Tgt: []any{id}, TgtType: "list", Fun: "test.ping", User: "root"})
-	if err == nil {
-		jids[jid] = true
-	}
-	return err
 }
 
 // readKey reads a PEM key file; a missing file is "".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rsa"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,20 +211,48 @@ func TestBootstrapWithoutMaster(t *testing.T) {
 
 func TestWaitSignIn(t *testing.T) {
 	ctx := context.Background()
-	events := make(chan master.Event, 2)
+	// ping answers with jids 1, 2, …; events carries what the master fires.
+	setup := func() (func(context.Context) (string, error), chan master.Event, *int) {
+		n := 0
+		events := make(chan master.Event, 10)
+		return func(context.Context) (string, error) {
+			n++
+			return fmt.Sprint(n), nil
+		}, events, &n
+	}
+
+	ping, events, n := setup()
+	events <- master.Event{Tag: "salt/job/1/ret/web1"} // before the start: not an answer to this run
 	events <- master.Event{Tag: "salt/minion/web10/start"}
 	events <- master.Event{Tag: "salt/minion/web1/start"}
-	if s := waitSignIn(ctx, master.Options{}, events, "web1", true, time.Minute); !s.result {
-		t.Errorf("start event: %+v", s)
+	events <- master.Event{Tag: "salt/job/1/ret/web1"}
+	if s := waitSignIn(ctx, ping, events, "web1", true, time.Minute); !s.result || *n != 1 {
+		t.Errorf("start then ping: %+v after %d pings", s, *n)
 	}
-	if s := waitSignIn(ctx, master.Options{}, make(chan master.Event), "web1", true, 50*time.Millisecond); s.result ||
+
+	// A running minion that misses the first ping answers the second.
+	ping, events, n = setup()
+	go func() {
+		time.Sleep(pingEvery + pingEvery/2)
+		events <- master.Event{Tag: "salt/job/2/ret/web1"}
+	}()
+	if s := waitSignIn(ctx, ping, events, "web1", false, time.Minute); !s.result || *n != 2 {
+		t.Errorf("second ping: %+v after %d pings", s, *n)
+	}
+
+	ping, _, _ = setup()
+	if s := waitSignIn(ctx, ping, make(chan master.Event), "web1", true, 50*time.Millisecond); s.result ||
 		!strings.Contains(s.comment, "did not sign in to the master within 50ms (timed out)") {
 		t.Errorf("timeout: %+v", s)
 	}
 	closed := make(chan master.Event)
 	close(closed)
-	if s := waitSignIn(ctx, master.Options{}, closed, "web1", true, time.Minute); s.result || !strings.Contains(s.comment, "event stream ended") {
+	if s := waitSignIn(ctx, ping, closed, "web1", true, time.Minute); s.result || !strings.Contains(s.comment, "event stream ended") {
 		t.Errorf("closed stream: %+v", s)
+	}
+	fail := func(context.Context) (string, error) { return "", errors.New("no master") }
+	if s := waitSignIn(ctx, fail, make(chan master.Event), "web1", false, time.Minute); s.result || !strings.Contains(s.comment, "no master") {
+		t.Errorf("ping fails: %+v", s)
 	}
 }
 
