@@ -180,7 +180,10 @@ func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs
 		return
 	}
 	log.Debug("minion installed", "restarted", restarted)
-	res.add(waitSignIn(ctx, pinger(o, id), events, id, restarted, a.timeout))
+	start := time.Now()
+	s := waitSignIn(ctx, pinger(o, id), events, id, restarted, a.timeout)
+	log.Debug("sign-in checked", "result", s.result, logattr.Elapsed, time.Since(start))
+	res.add(s)
 }
 
 // subscribe opens the master's event stream on its local socket.
