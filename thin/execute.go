@@ -14,7 +14,7 @@ import (
 
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/saltutil"
+	"github.com/brinesalt/brine/state/modules/saltutil/proc"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/frame"
 )
@@ -26,14 +26,14 @@ type Options struct {
 	// Gather returns the host's complete grains. nil means Salt's
 	// sequence: core grains (grains.Gather), then the custom grain
 	// executables synced into <extension_modules>/grains
-	// (saltutil.LoadCustomGrains), then the grains file, then the
+	// (proc.LoadCustomGrains), then the grains file, then the
 	// `grains:` option.
 	Gather func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error)
 	// Jobs is where the job is registered while it runs, so that
 	// saltutil.running, find_job and kill_job see it; nil means
-	// saltutil.Jobs. A job whose JID is registered already (by the
+	// proc.Jobs. A job whose JID is registered already (by the
 	// minion running it) is left to its owner.
-	Jobs *saltutil.JobRegistry
+	Jobs *proc.JobRegistry
 	// Log receives log lines at the job's log_level option (default
 	// quiet, as salt-ssh runs salt-call with -l quiet).
 	Log io.Writer
@@ -57,17 +57,17 @@ func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
 	}
 	jobs := o.Jobs
 	if jobs == nil {
-		jobs = saltutil.Jobs
+		jobs = proc.Jobs
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if _, owned := jobs.Find(res.JID); !owned {
 		// salt-call's proc data names the target "salt-call".
-		done := jobs.Add(saltutil.Job{JID: res.JID, Fun: job.Fun, Arg: job.Arg, Tgt: "salt-call", Cancel: cancel})
+		done := jobs.Add(proc.Job{JID: res.JID, Fun: job.Fun, Arg: job.Arg, Tgt: "salt-call", Cancel: cancel})
 		defer done()
 	}
 	env := o.env(ctx, job)
-	env.Context[saltutil.ContextKey] = jobs
+	env.Context[proc.ContextKey] = jobs
 	if res.ID == "" {
 		res.ID, _ = env.Opts.Value("id").(string)
 	}
@@ -163,7 +163,7 @@ func customGrains(ctx context.Context, core func(context.Context, grains.GatherO
 	if err != nil || g == nil {
 		g = ordered.FromPairs("id", opts.Value("id"))
 	}
-	custom, err := saltutil.LoadCustomGrains(ctx, saltutil.GrainsDir(opts))
+	custom, err := proc.LoadCustomGrains(ctx, proc.GrainsDir(opts))
 	if err != nil {
 		log.Error("custom grains failed", "err", err)
 	}

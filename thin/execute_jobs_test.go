@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/state/grains"
-	"github.com/brinesalt/brine/state/modules/saltutil"
+	"github.com/brinesalt/brine/state/modules/saltutil/proc"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
@@ -22,7 +22,7 @@ func fixedGrains(context.Context, grains.GatherOptions) (*ordered.Map, error) {
 // through saltutil.running and find_job in other jobs, then stops it
 // with kill_job.
 func TestExecuteRegistersJob(t *testing.T) {
-	jobs := saltutil.NewJobRegistry()
+	jobs := proc.NewJobRegistry()
 	o := thin.Options{Gather: fixedGrains, Jobs: jobs}
 	ctx := context.Background()
 	done := make(chan *frame.Result)
@@ -69,8 +69,8 @@ func TestExecuteRegistersJob(t *testing.T) {
 // TestExecuteLeavesOwnedJob keeps a job registered by its owner (the
 // minion) in place.
 func TestExecuteLeavesOwnedJob(t *testing.T) {
-	jobs := saltutil.NewJobRegistry()
-	remove := jobs.Add(saltutil.Job{JID: "5", Fun: "test.ping", Tgt: "web*"})
+	jobs := proc.NewJobRegistry()
+	remove := jobs.Add(proc.Job{JID: "5", Fun: "test.ping", Tgt: "web*"})
 	defer remove()
 	thin.Execute(context.Background(), &frame.Job{JID: "5", Fun: "test.ping"}, thin.Options{Gather: fixedGrains, Jobs: jobs})
 	j, ok := jobs.Find("5")
@@ -99,7 +99,7 @@ func TestExecuteCustomGrains(t *testing.T) {
 	opts := ordered.FromPairs("cachedir", cache, "config_dir", conf, "grains", ordered.FromPairs("opt_wins", "opt"))
 	res := thin.Execute(context.Background(), &frame.Job{JID: "6", ID: "web1", Fun: "grains.item",
 		Arg: []any{"rack", "file_wins", "opt_wins", "kernel", "roster"}, Opts: opts,
-		Grains: ordered.FromPairs("roster", "r")}, thin.Options{Jobs: saltutil.NewJobRegistry()})
+		Grains: ordered.FromPairs("roster", "r")}, thin.Options{Jobs: proc.NewJobRegistry()})
 	got, err := res.Return.(*ordered.Map).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,9 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
+// DefaultCachedir is the minion's cachedir default on Linux.
+const DefaultCachedir = "/var/cache/salt/minion"
+
 // Env is what an execution function may see of the host and the job:
 // Salt's __grains__, __pillar__, __opts__ and __salt__.
 type Env struct {

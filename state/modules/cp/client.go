@@ -42,7 +42,7 @@ type Lister interface {
 }
 
 // DefaultCachedir is the minion's cachedir default on Linux.
-const DefaultCachedir = "/var/cache/salt/minion"
+const DefaultCachedir = modules.DefaultCachedir
 
 // client is one call's view of the file server and the minion cache.
 type client struct {

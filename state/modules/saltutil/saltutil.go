@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/cp"
 	"github.com/brinesalt/brine/state/modules/grains"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -187,7 +186,7 @@ func signalJob(env *modules.Env, jid string, sig syscall.Signal) string {
 	if !ok {
 		return ""
 	}
-	return r.signal(j, sig)
+	return r.Signal(j, sig)
 }
 
 func allJobs(sig syscall.Signal) modules.Func {
@@ -195,7 +194,7 @@ func allJobs(sig syscall.Signal) modules.Func {
 		r := registry(c.Env)
 		out := []any{}
 		for _, j := range r.List() {
-			out = append(out, r.signal(j, sig))
+			out = append(out, r.Signal(j, sig))
 		}
 		return out, nil
 	}
@@ -205,7 +204,7 @@ func cachedir(env *modules.Env) string {
 	if s, _ := env.Opts.Value("cachedir").(string); s != "" {
 		return s
 	}
-	return cp.DefaultCachedir
+	return modules.DefaultCachedir
 }
 
 func clearCache(_ context.Context, c *modules.Call) (any, error) {

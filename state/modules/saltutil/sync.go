@@ -14,22 +14,6 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
-// ExtmodsDir is the extension_modules option, else <cachedir>/extmods.
-func ExtmodsDir(opts *ordered.Map) string {
-	if s, _ := opts.Value("extension_modules").(string); s != "" {
-		return s
-	}
-	cachedir, _ := opts.Value("cachedir").(string)
-	if cachedir == "" {
-		cachedir = cp.DefaultCachedir
-	}
-	return filepath.Join(cachedir, "extmods")
-}
-
-// GrainsDir is where sync_grains puts custom grain executables and
-// LoadCustomGrains looks for them.
-func GrainsDir(opts *ordered.Map) string { return filepath.Join(ExtmodsDir(opts), "grains") }
-
 // lister lists the file server as cp does.
 func lister(env *modules.Env) cp.Lister {
 	if l, ok := env.Files.(cp.Lister); ok {

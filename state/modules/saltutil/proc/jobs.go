@@ -1,15 +1,15 @@
-package saltutil
+package proc
 
 import (
 	"context"
 	"errors"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -113,17 +113,10 @@ func (r *JobRegistry) Find(jid string) (Job, bool) {
 	return j, ok
 }
 
-func registry(env *modules.Env) *JobRegistry {
-	if r, ok := env.Context[ContextKey].(*JobRegistry); ok {
-		return r
-	}
-	return Jobs
-}
-
-// signal stops or signals job j as signal_job does and returns Salt's
-// message.
-func (r *JobRegistry) signal(j Job, sig syscall.Signal) string {
-	sent := "Signal " + itoa(int(sig)) + " sent to job " + j.JID + " at pid " + itoa(j.Pid)
+// Signal stops or signals job j as saltutil.signal_job does and returns
+// Salt's message.
+func (r *JobRegistry) Signal(j Job, sig syscall.Signal) string {
+	sent := "Signal " + strconv.Itoa(int(sig)) + " sent to job " + j.JID + " at pid " + strconv.Itoa(j.Pid)
 	if j.Pid == os.Getpid() {
 		if j.Cancel == nil {
 			return "Job " + j.JID + " runs in this process and cannot be signalled"

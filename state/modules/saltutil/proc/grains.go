@@ -1,4 +1,4 @@
-package saltutil
+package proc
 
 import (
 	"bytes"
@@ -14,8 +14,25 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
+
+// ExtmodsDir is the extension_modules option, else <cachedir>/extmods.
+func ExtmodsDir(opts *ordered.Map) string {
+	if s, _ := opts.Value("extension_modules").(string); s != "" {
+		return s
+	}
+	cachedir, _ := opts.Value("cachedir").(string)
+	if cachedir == "" {
+		cachedir = modules.DefaultCachedir
+	}
+	return filepath.Join(cachedir, "extmods")
+}
+
+// GrainsDir is where saltutil.sync_grains puts custom grain executables
+// and LoadCustomGrains looks for them.
+func GrainsDir(opts *ordered.Map) string { return filepath.Join(ExtmodsDir(opts), "grains") }
 
 // CustomGrainTimeout bounds each custom grain executable.
 const CustomGrainTimeout = 30 * time.Second
