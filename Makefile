@@ -19,19 +19,21 @@ build: thin
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/... ./internal/testhosts/cmd/testhosts
 
-# One static thin binary per target architecture; salt-ssh finds them
-# beside itself and sends the one a host needs. Where the zstd tool is
+# Two static thin binaries per target architecture, the full runtime and
+# the core flavor (test, cmd, grains; see thin/core) that salt-ssh sends
+# on first contact for those functions; salt-ssh finds them beside itself
+# and sends the one a host and a job need. Where the zstd tool is
 # installed, a .zst copy with a 256 KiB window goes beside each binary
 # (about 10% smaller than salt-ssh's own encoder makes; salt-ssh checks
 # that it decodes to the binary before sending it, see sshexec/prebuilt.go).
 thin:
 	@mkdir -p $(BIN)
-	@for a in $(THIN_ARCHS); do \
-		t=$(BIN)/salt-thin-linux-$$a; \
-		GOOS=linux GOARCH=$$a $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o $$t ./cmd/salt-thin || exit 1; \
+	@for a in $(THIN_ARCHS); do for f in salt-thin salt-thin-core; do \
+		t=$(BIN)/$$f-linux-$$a; \
+		GOOS=linux GOARCH=$$a $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o $$t ./cmd/$$f || exit 1; \
 		if ! command -v zstd >/dev/null 2>&1; then rm -f $$t.zst; \
 		elif [ ! -e $$t.zst ] || [ $$t -nt $$t.zst ]; then zstd -19 --zstd=wlog=18 -q -f -o $$t.zst $$t || exit 1; fi; \
-	done
+	done; done
 
 DEMO_DIR := /tmp/brine-demo
 demo: deps build

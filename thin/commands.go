@@ -19,6 +19,7 @@ func init() {
 	Register(Command{Name: "call", Summary: "run the job on stdin, write a result frame on stdout", Run: runCall})
 	Register(Command{Name: "version", Summary: "print the Brine and emulated Salt versions", Run: runVersion})
 	Register(Command{Name: "grains", Summary: "print this host's core grains as JSON", Run: runGrains})
+	Register(Command{Name: "functions", Summary: "list the execution functions this binary links", Run: runFunctions})
 }
 
 // runCall exits with the job's retcode, as salt-call
@@ -48,16 +49,43 @@ func runCall(ctx context.Context, inv *Invocation) int {
 }
 
 // wipe removes dir, but only when it is the directory this binary runs
-// from: a wrong argument must never delete anything else.
+// from: a wrong argument must never delete anything else. The two are
+// compared as files, not names, because os.Executable resolves symlinks
+// that thin_dir's path may go through; dir itself must not be a symlink
+// (RemoveAll would remove only the link), which the controller's
+// prelude refuses anyway.
 func wipe(dir string, stderr io.Writer) {
 	self, err := os.Executable()
-	if err != nil || filepath.Dir(self) != filepath.Clean(dir) {
+	if err != nil || !sameDir(dir, filepath.Dir(self)) {
 		fmt.Fprintf(stderr, "salt-thin call: not wiping %s: it does not hold this binary\n", dir)
 		return
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		fmt.Fprintf(stderr, "salt-thin call: wipe: %s\n", err)
 	}
+}
+
+// runFunctions prints every registered function, one per line, whether
+// or not its module applies to this host: salt-ssh's tests compare the
+// core flavor's list with what the controller expects of it.
+func runFunctions(_ context.Context, inv *Invocation) int {
+	for _, m := range modules.Default.Modules() {
+		for _, f := range modules.Default.Functions(m) {
+			fmt.Fprintln(inv.Stdout, f)
+		}
+	}
+	return ExOK
+}
+
+// sameDir reports whether dir, not followed if it is a symlink, is the
+// existing directory self.
+func sameDir(dir, self string) bool {
+	a, err := os.Lstat(dir)
+	if err != nil || !a.IsDir() {
+		return false
+	}
+	b, err := os.Stat(self)
+	return err == nil && os.SameFile(a, b)
 }
 
 func runVersion(_ context.Context, inv *Invocation) int {

@@ -67,11 +67,11 @@ func runVerify(_ context.Context, inv *Invocation) int {
 
 // runInstall is the last step of a deploy, in one process so that a cold
 // host starts the new binary once instead of three times (verify, then
-// mv, then call): `install SHA256 SOURCE FINAL [-- command args...]`
-// checks that the file SOURCE has the sha256 SHA256, and on a match
+// mv, then call): `install [--keep NAME] SHA256 SOURCE FINAL [-- command
+// args...]` checks that the file SOURCE has the sha256 SHA256, and on a match
 // removes SOURCE (unless it is this binary), renames this binary to FINAL
 // (same directory, so the rename is atomic and FINAL never names a partial
-// binary), removes the binaries of other builds beside it, and runs the
+// binary), removes the binaries of other builds beside it (but NAME), and runs the
 // command, if any, in this process with the same standard streams. On a
 // mismatch SOURCE and this binary are removed and the exit code is Salt's
 // EX_THIN_CHECKSUM.
@@ -91,8 +91,12 @@ func runInstall(ctx context.Context, inv *Invocation) int {
 			break
 		}
 	}
-	if len(args) != 3 {
-		fmt.Fprintln(inv.Stderr, "usage: salt-thin install SHA256 SOURCE FINAL [-- command args...]")
+	var keep string
+	if len(args) == 5 && args[0] == "--keep" {
+		keep, args = args[1], args[2:]
+	}
+	if len(args) != 3 || strings.ContainsRune(keep, '/') {
+		fmt.Fprintln(inv.Stderr, "usage: salt-thin install [--keep NAME] SHA256 SOURCE FINAL [-- command args...]")
 		return ExUsage
 	}
 	want, source, final := args[0], args[1], args[2]
@@ -125,7 +129,7 @@ func runInstall(ctx context.Context, inv *Invocation) int {
 		fmt.Fprintf(inv.Stderr, "salt-thin install: %s\n", err)
 		return 73 // EX_CANTCREAT
 	}
-	removeOtherBuilds(final)
+	removeOtherBuilds(final, keep)
 	if len(rest) == 0 {
 		return ExOK
 	}
@@ -143,17 +147,19 @@ func sameFile(a, b string) bool {
 }
 
 // removeOtherBuilds deletes the thin binaries of other builds in final's
-// directory. Names with a dot are temporaries of runs still in flight and
-// are left alone.
-func removeOtherBuilds(final string) {
-	dir, keep := filepath.Split(final)
+// directory, except keep: the full thin of this salt-ssh build, which a
+// core thin's install leaves alone (a concurrent run may have just put
+// it there). Names with a dot are temporaries of runs still in flight
+// and are left alone.
+func removeOtherBuilds(final, keep string) {
+	dir, self := filepath.Split(final)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return // only housekeeping
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if n == keep || !strings.HasPrefix(n, "salt-thin-") || strings.Contains(n, ".") {
+		if n == self || n == keep || !strings.HasPrefix(n, "salt-thin-") || strings.Contains(n, ".") {
 			continue
 		}
 		os.Remove(filepath.Join(dir, n))

@@ -132,6 +132,38 @@ func (r *Registry) Lookup(env *Env, name string) (*Function, error) {
 	return f, nil
 }
 
+// Modules lists the names of the modules with functions registered in r,
+// sorted.
+func (r *Registry) Modules() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.mods))
+	for name, m := range r.mods {
+		if len(m.funcs) > 0 {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Functions lists every function registered in module mod, sorted,
+// whether or not the module applies to any host.
+func (r *Registry) Functions(mod string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m := r.mods[mod]
+	if m == nil {
+		return nil
+	}
+	out := make([]string, 0, len(m.funcs))
+	for fun := range m.funcs {
+		out = append(out, mod+"."+fun)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Names lists the available functions, sorted, as sys.list_functions does.
 func (r *Registry) Names(env *Env) []string {
 	r.mu.RLock()
