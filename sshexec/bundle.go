@@ -25,8 +25,15 @@ import (
 // them as salt-thin-linux-<goarch>). All hosts share one version id, the
 // hash of every binary's hash, so a host can tell in the first round trip
 // whether it already has this build, before its architecture is known.
+//
+// Core, when the core thin binaries (salt-thin-core-linux-<goarch>) are
+// there too, is their own Bundle, with its own ID: salt-ssh sends the
+// core flavor to a host that has no full thin of this build, for a
+// function the core links (see thin/core).
 type Bundle struct {
 	ID       string            // 16 hex digits naming this build on targets
+	Core     *Bundle           // the core flavor; nil when not built
+	prefix   string            // binary name prefix on targets: salt-thin- or salt-thin-core-
 	binaries map[string]string // goarch → path
 	sums     map[string]string // goarch → sha256 hex
 	cacheDir string            // where compressed copies are kept
@@ -41,19 +48,39 @@ type Bundle struct {
 // ErrNoThin means no thin binary exists for a target's architecture.
 var ErrNoThin = errors.New("no thin binary")
 
-// OpenBundle finds salt-thin-linux-* binaries in dir. cacheDir (Salt's
+// The flavors' file names: <flavor>-linux-<goarch> beside salt-ssh,
+// <flavor>-<ID> in a host's thin_dir.
+const (
+	flavorFull = "salt-thin"
+	flavorCore = "salt-thin-core"
+)
+
+// OpenBundle finds salt-thin-linux-* binaries in dir, and with them the
+// core flavor's salt-thin-core-linux-* if there are any. cacheDir (Salt's
 // cachedir/thin) holds their hashes and compressed copies between runs, so a
 // warm run reads no binary at all.
 func OpenBundle(dir, cacheDir string) (*Bundle, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "salt-thin-linux-*"))
+	b, err := openFlavor(dir, cacheDir, flavorFull)
+	if err != nil {
+		return nil, err
+	}
+	if b.Core, err = openFlavor(dir, cacheDir, flavorCore); errors.Is(err, ErrNoThin) {
+		b.Core, err = nil, nil
+	}
+	return b, err
+}
+
+// openFlavor finds the <flavor>-linux-* binaries in dir.
+func openFlavor(dir, cacheDir, flavor string) (*Bundle, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, flavor+"-linux-*"))
 	if err != nil {
 		return nil, fmt.Errorf("find thin binaries: %w", err)
 	}
-	b := &Bundle{binaries: map[string]string{}, sums: map[string]string{}, cacheDir: cacheDir,
+	b := &Bundle{prefix: flavor + "-", binaries: map[string]string{}, sums: map[string]string{}, cacheDir: cacheDir,
 		once: map[string]*sync.Once{}, errs: map[string]error{}, paths: map[string]string{},
 		checks: map[string]string{}}
 	for _, p := range paths {
-		arch := strings.TrimPrefix(filepath.Base(p), "salt-thin-linux-")
+		arch := strings.TrimPrefix(filepath.Base(p), flavor+"-linux-")
 		if strings.Contains(arch, ".") {
 			continue
 		}
@@ -97,8 +124,18 @@ func OpenBundle(dir, cacheDir string) (*Bundle, error) {
 	return b, nil
 }
 
-// BinName is the file name of this build inside a host's thin_dir.
-func (b *Bundle) BinName() string { return "salt-thin-" + b.ID }
+// BinName is the file name of this build inside a host's thin_dir:
+// salt-thin-<ID>, or salt-thin-core-<ID> for the core flavor.
+func (b *Bundle) BinName() string { return b.prefix + b.ID }
+
+// Has reports whether b holds a binary for arch; a nil Bundle holds none.
+func (b *Bundle) Has(arch string) bool {
+	if b == nil {
+		return false
+	}
+	_, ok := b.binaries[arch]
+	return ok
+}
 
 // Arch maps `uname -s`/`uname -m` output to a Go architecture.
 func Arch(kernel, machine string) (string, error) {

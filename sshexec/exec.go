@@ -16,7 +16,9 @@ import (
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec/sshconn"
+	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/thin/core"
 	"github.com/brinesalt/brine/thin/frame"
 )
 
@@ -50,6 +52,10 @@ type Job struct {
 	// preflightDone marks the inner runs of a planned job, which run the
 	// pre-flight script once, in the first of them.
 	preflightDone bool
+	// full marks the inner runs of a planned job, which all use the full
+	// thin: a planned function (state.*) needs it, so sending the core
+	// first for its grains.items would only add an upload.
+	full bool
 
 	// Plan, when set, decides on the controller what each host runs, as
 	// Salt's salt-ssh wrapper functions do (state.* renders SLS files on
@@ -115,6 +121,10 @@ type Options struct {
 type Timings struct {
 	Connect, Upload, Run time.Duration
 	Deployed             bool // the thin binary was sent in this run
+	// Sent names the binaries sent (salt-thin-<ID> or salt-thin-core-<ID>)
+	// and SentBytes counts the bytes uploaded for them.
+	Sent      []string
+	SentBytes int64
 }
 
 // Result is one host's answer, in the shape salt-ssh prints.
@@ -220,6 +230,7 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 		return e.runPlanned(ctx, conn, t, job, tm)
 	}
 	p := e.scriptParams(t)
+	p.Core = e.coreBin(job)
 	if t.SSHPreFlight != "" && !job.preflightDone {
 		if r, failed := e.preflight(ctx, conn, t, p, tm); failed {
 			return r
@@ -239,7 +250,7 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 	}
 	if r.Err == nil && r.Retcode == exitThinDeploy && strings.Contains(stdout, deployMarker) {
 		upStart := time.Now()
-		script, err := e.deploy(ctx, conn, p, stdout)
+		script, err := e.deploy(ctx, conn, p, stdout, tm)
 		tm.Upload = time.Since(upStart)
 		if err != nil {
 			return deployFailure(ctx, conn, t.ID, p, err)
@@ -265,7 +276,7 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 // the plan.
 func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
 	call := func(ctx context.Context, fun string, args []any, kwargs *ordered.Map, refresh bool) Result {
-		r := e.runThin(ctx, conn, t, Job{JID: job.JID, Fun: fun, Arg: args, Kwarg: kwargs, RefreshGrains: refresh, preflightDone: job.preflightDone}, tm)
+		r := e.runThin(ctx, conn, t, Job{JID: job.JID, Fun: fun, Arg: args, Kwarg: kwargs, RefreshGrains: refresh, preflightDone: job.preflightDone, full: true}, tm)
 		job.preflightDone = true
 		return r
 	}
@@ -309,7 +320,7 @@ func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, 
 	run := Job{JID: job.JID, Fun: plan.Fun, Arg: plan.Arg, Kwarg: plan.Kwarg,
 		Pillar:        func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Pillar, nil },
 		Data:          func(context.Context, *roster.Target) (*ordered.Map, error) { return plan.Data, nil },
-		preflightDone: job.preflightDone}
+		preflightDone: job.preflightDone, full: true}
 	r := e.runThin(ctx, conn, t, run, tm)
 	if r.Out == "" {
 		r.Out = plan.Out
@@ -337,24 +348,21 @@ func (e *Executor) attempt(ctx context.Context, conn Conn, id, script string, pa
 }
 
 // deploy sends the thin binary for the architecture the probe reported
-// and returns the script that installs and runs it.
-func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string) (string, error) {
-	fields := strings.Fields(probeOut[strings.Index(probeOut, deployMarker)+len(deployMarker):])
-	if len(fields) < 2 {
-		return "", fmt.Errorf("deploy thin: malformed probe answer %q", probeOut)
-	}
-	arch, err := Arch(fields[0], fields[1])
+// and returns the script that installs and runs it: the core flavor when
+// the job may run on it (p.Core) and the host has no full thin of this
+// build, else the full thin.
+func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string, tm *Timings) (string, error) {
+	arch, codec, hasFull, err := parseDeployLine(probeOut)
 	if err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
-	codec := CodecRaw
-	if len(fields) > 2 {
-		switch Codec(fields[2]) {
-		case CodecZstd, CodecGzip:
-			codec = Codec(fields[2])
-		}
+	bundle := e.opts.Bundle
+	if p.Core != "" && !hasFull && bundle.Core.Has(arch) {
+		bundle = bundle.Core
+		p.Keep, p.Bin = p.Bin, p.Core
 	}
-	path, sum, err := e.opts.Bundle.Payload(arch, codec)
+	p.Core = ""
+	path, sum, err := bundle.Payload(arch, codec)
 	if err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
@@ -370,7 +378,44 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, p.binFileMode()); err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
+	tm.Sent = append(tm.Sent, p.Bin)
+	if st, err := f.Stat(); err == nil {
+		tm.SentBytes += st.Size()
+	}
+	e.opts.Log.Debug("thin sent", "thin_dir", p.ThinDir, "binary", p.Bin, "codec", string(codec), "bytes", tm.SentBytes)
 	return p.installScript(upload, codec, sum), nil
+}
+
+// parseDeployLine reads the probe's deploy line (see deployMarker).
+func parseDeployLine(probeOut string) (arch string, codec Codec, hasFull bool, err error) {
+	fields := strings.Fields(probeOut[strings.Index(probeOut, deployMarker)+len(deployMarker):])
+	if len(fields) < 2 {
+		return "", "", false, fmt.Errorf("malformed probe answer %q", probeOut)
+	}
+	if arch, err = Arch(fields[0], fields[1]); err != nil {
+		return "", "", false, err
+	}
+	codec = CodecRaw
+	for _, f := range fields[2:] {
+		switch {
+		case f == hasFullToken:
+			hasFull = true
+		case codec == CodecRaw && (Codec(f) == CodecZstd || Codec(f) == CodecGzip):
+			codec = Codec(f)
+		}
+	}
+	return arch, codec, hasFull, nil
+}
+
+// coreBin is the core flavor's binary name on hosts when job may run on
+// it, else empty: a function of the core modules (thin/core.Functions,
+// computed from the registrations the core binary makes), not part of a
+// planned job, with the core flavor built.
+func (e *Executor) coreBin(job Job) string {
+	if job.full || e.opts.Bundle.Core == nil || !core.Runs(modules.Default, job.Fun) {
+		return ""
+	}
+	return e.opts.Bundle.Core.BinName()
 }
 
 func (e *Executor) scriptParams(t *roster.Target) scriptParams {

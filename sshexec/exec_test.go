@@ -2,7 +2,7 @@ package sshexec
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,33 +20,57 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
-// thinDir holds a thin binary built once for all tests in this package.
+// thinDir holds the thin binaries built once for all tests in this
+// package: the full thin in thinDir, both flavors in thinDir/flavors.
 var (
-	thinOnce sync.Once
-	thinDir  string
-	thinErr  error
+	thinOnce, flavorsOnce sync.Once
+	thinDir               string
+	thinErr, flavorsErr   error
 )
 
+// buildThin returns a directory holding the full thin, as make thin
+// builds it for this machine's architecture.
 func buildThin(t *testing.T) string {
 	t.Helper()
 	thinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "brine-thin-")
-		if err != nil {
-			thinErr = err
-			return
-		}
-		thinDir = dir
-		out := filepath.Join(dir, "salt-thin-linux-"+runtime.GOARCH)
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/salt-thin")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			thinErr = errors.New(string(b))
+		if thinDir, thinErr = os.MkdirTemp("", "brine-thin-"); thinErr == nil {
+			thinErr = goBuild(thinDir, "salt-thin")
 		}
 	})
 	if thinErr != nil {
 		t.Fatalf("build thin: %v", thinErr)
 	}
 	return thinDir
+}
+
+// buildFlavors returns a directory with the full thin and the core
+// flavor beside it, as make thin lays them out.
+func buildFlavors(t *testing.T) string {
+	t.Helper()
+	full := filepath.Join(buildThin(t), "salt-thin-linux-"+runtime.GOARCH)
+	dir := filepath.Join(thinDir, "flavors")
+	flavorsOnce.Do(func() {
+		if flavorsErr = os.Mkdir(dir, 0o755); flavorsErr == nil {
+			if flavorsErr = os.Link(full, filepath.Join(dir, filepath.Base(full))); flavorsErr == nil {
+				flavorsErr = goBuild(dir, "salt-thin-core")
+			}
+		}
+	})
+	if flavorsErr != nil {
+		t.Fatalf("build thin flavors: %v", flavorsErr)
+	}
+	return dir
+}
+
+// goBuild builds cmd/<name> statically into dir/<name>-linux-<goarch>.
+func goBuild(dir, name string) error {
+	out := filepath.Join(dir, name+"-linux-"+runtime.GOARCH)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/"+name)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w: %s", name, err, b)
+	}
+	return nil
 }
 
 func TestMain(m *testing.M) {

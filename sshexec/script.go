@@ -14,13 +14,26 @@ const (
 	exitCantCreate   = 73 // EX_CANTCREAT: thin_dir unusable
 )
 
-// deployMarker starts the line a host prints when it needs the thin binary.
+// deployMarker starts the line a host prints when it needs the thin binary:
+// BRINE-DEPLOY <kernel> <machine> [zstd|gzip] [full], where full says the
+// host has the full thin of this build (reported only by a redeploy's
+// probe, which does not run it).
 const deployMarker = "BRINE-DEPLOY"
+
+// hasFullToken is the deploy line's word for "the full thin is here".
+const hasFullToken = "full"
 
 // scriptParams describes one host's remote command.
 type scriptParams struct {
-	ThinDir  string // absolute path of the host's thin_dir
-	Bin      string // file name of the thin binary inside ThinDir
+	ThinDir string // absolute path of the host's thin_dir
+	Bin     string // file name of the (full) thin binary inside ThinDir
+	// Core is the core flavor's binary name when the job may run on it
+	// (see thin/core), else empty: the probe then runs the full thin if
+	// present, else the core if present, else asks for the core.
+	Core string
+	// Keep is a binary an install leaves in place besides its own: the
+	// full thin, when what is installed is the core flavor.
+	Keep     string
 	Sudo     bool
 	SudoUser string
 	Wipe     bool
@@ -65,6 +78,9 @@ func shellQuote(s string) string {
 // that is not a directory, as Salt's shim does ("Attack detected").
 func (p scriptParams) prelude(b *strings.Builder) {
 	fmt.Fprintf(b, "T=%s; B=\"$T\"/%s\n", shellQuote(p.ThinDir), shellQuote(p.Bin))
+	if p.Core != "" {
+		fmt.Fprintf(b, "C=\"$T\"/%s\n", shellQuote(p.Core))
+	}
 	if p.SetPath != "" {
 		// set_path is meant to be expanded remotely ("$PATH:/opt/bin").
 		fmt.Fprintf(b, "PATH=\"%s\"; export PATH\n", strings.NewReplacer(`"`, `\"`, "`", "\\`").Replace(p.SetPath))
@@ -79,7 +95,13 @@ func (p scriptParams) prelude(b *strings.Builder) {
 // (see thin/sudo.go). With --wipe the job itself removes thin_dir once
 // its result is written, as the user that owns what the job left there.
 func (p scriptParams) invoke(b *strings.Builder) {
-	p.run(b, "exec \"$B\"")
+	p.invokeBin(b, "$B")
+}
+
+// invokeBin is invoke with the binary named by the shell variable bin
+// ("$B" or "$C").
+func (p scriptParams) invokeBin(b *strings.Builder, bin string) {
+	p.runBin(b, bin, "exec \""+bin+"\"")
 }
 
 // run writes the command that runs the job with the thin binary started
@@ -87,6 +109,11 @@ func (p scriptParams) invoke(b *strings.Builder) {
 // binary's install subcommand, which verifies and renames itself and then
 // carries on in the same process (see thin/verify.go).
 func (p scriptParams) run(b *strings.Builder, launch string) {
+	p.runBin(b, "$B", launch)
+}
+
+// runBin is run for the binary named by the shell variable bin.
+func (p scriptParams) runBin(b *strings.Builder, bin, launch string) {
 	if p.Umask >= 0 {
 		fmt.Fprintf(b, "umask %03o\n", p.Umask)
 	}
@@ -101,7 +128,7 @@ func (p scriptParams) run(b *strings.Builder, launch string) {
 	if p.SudoUser != "" {
 		// A thin_dir made before sudo_user was set is private: open it to
 		// the group.
-		fmt.Fprintf(b, "chmod %s \"$T\"; chmod %s \"$B\"\n", p.dirMode(), p.binMode())
+		fmt.Fprintf(b, "chmod %s \"$T\"; chmod %s \"%s\"\n", p.dirMode(), p.binMode(), bin)
 	}
 	if !p.Password && !p.TTY {
 		// Plain passwordless sudo needs no helper: one process fewer.
@@ -109,7 +136,7 @@ func (p scriptParams) run(b *strings.Builder, launch string) {
 		if p.SudoUser != "" {
 			user = "-u " + shellQuote(p.SudoUser) + " "
 		}
-		fmt.Fprintf(b, "exec sudo -n %s-- %s\"$B\" %s\n", user, p.keepPath(), call)
+		fmt.Fprintf(b, "exec sudo -n %s-- %s\"%s\" %s\n", user, p.keepPath(), bin, call)
 		return
 	}
 	sudo := "sudo"
@@ -149,9 +176,18 @@ func (p scriptParams) probeScript() string {
 		b.WriteString("if [ -x \"$B\" ]; then\n")
 		p.invoke(&b)
 		b.WriteString("fi\n")
+		if p.Core != "" {
+			b.WriteString("if [ -x \"$C\" ]; then\n")
+			p.invokeBin(&b, "$C")
+			b.WriteString("fi\n")
+		}
 	}
 	fmt.Fprintf(&b, "umask 077; if [ -d \"$T\" ]; then chmod %[1]s \"$T\"; else mkdir -p -m %[1]s \"$T\"; fi || exit %[2]d\n", p.dirMode(), exitCantCreate)
 	fmt.Fprintf(&b, "Z=; if command -v zstd >/dev/null 2>&1; then Z=zstd; elif command -v gzip >/dev/null 2>&1; then Z=gzip; fi\n")
+	if p.Force && p.Core != "" {
+		// Redeploying: the core flavor goes only where the full one is not.
+		b.WriteString("if [ -x \"$B\" ]; then Z=\"$Z " + hasFullToken + "\"; fi\n")
+	}
 	fmt.Fprintf(&b, "echo \"%s $(uname -s -m) $Z\"; exit %d\n", deployMarker, exitThinDeploy)
 	return b.String()
 }
@@ -180,7 +216,11 @@ func (p scriptParams) installScript(upload string, codec Codec, sha string) stri
 	if codec.consumes() {
 		source = "$W"
 	}
-	install := fmt.Sprintf("\"$W\" install %s \"%s\" \"$B\"", shellQuote(sha), source)
+	keep := ""
+	if p.Keep != "" {
+		keep = "--keep " + shellQuote(p.Keep) + " "
+	}
+	install := fmt.Sprintf("\"$W\" install %s%s \"%s\" \"$B\"", keep, shellQuote(sha), source)
 	if p.Sudo {
 		// The job runs under sudo: install as the login user first.
 		fmt.Fprintf(&b, "%s || exit $?\n", install)

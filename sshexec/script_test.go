@@ -46,17 +46,7 @@ func TestInstallEachCodec(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cmd := exec.Command("/bin/sh", "-c", p.installScript(upload, codec, sum))
-			cmd.Stdin = strings.NewReader(`{"fun":"test.ping","id":"h"}`)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("install: %v\n%s", err, errb.String())
-			}
-			res, err := frame.DecodeResult(out.Bytes())
-			if err != nil || res.Return != true {
-				t.Fatalf("result %v, %v", res, err)
-			}
+			installPing(t, p, upload, codec, sum)
 			names := dirNames(t, thinDir)
 			want := []string{b.BinName(), "salt-thin-0123456789abcdef.up-1.zst"}
 			slices.Sort(want)
@@ -67,6 +57,23 @@ func TestInstallEachCodec(t *testing.T) {
 				t.Errorf("installed binary: %v, %v; want mode 0700", st, err)
 			}
 		})
+	}
+}
+
+// installPing runs the install script for upload with /bin/sh, as a host
+// would after the upload, on a test.ping job, and fails the test unless
+// the job answers True.
+func installPing(t *testing.T, p scriptParams, upload string, codec Codec, sum string) {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", p.installScript(upload, codec, sum))
+	cmd.Stdin = strings.NewReader(`{"fun":"test.ping","id":"h"}`)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("install: %v\n%s", err, errb.String())
+	}
+	if res, err := frame.DecodeResult(out.Bytes()); err != nil || res.Return != true {
+		t.Fatalf("result %v, %v; stderr %s", res, err, errb.String())
 	}
 }
 
@@ -162,4 +169,65 @@ func dirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestWipeThroughSymlinkedPath: --wipe removes thin_dir when its path
+// goes through a symlink (the binary sees its resolved path), and refuses
+// a thin_dir argument that is itself a symlink, which RemoveAll would
+// only unlink.
+func TestWipeThroughSymlinkedPath(t *testing.T) {
+	b, err := OpenBundle(buildThin(t), filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, upload, sum := stageUpload(t, b, CodecRaw, nil)
+	real := p.ThinDir
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(filepath.Dir(real), link); err != nil {
+		t.Fatal(err)
+	}
+	p.ThinDir = filepath.Join(link, filepath.Base(real))
+	p.Wipe = true
+	installPing(t, p, upload, CodecRaw, sum)
+	if _, err := os.Stat(real); !os.IsNotExist(err) {
+		t.Errorf("thin_dir still there after --wipe through %s: %v", link, err)
+	}
+
+	// A thin_dir argument that is a symlink to the binary's directory.
+	p, upload, sum = stageUpload(t, b, CodecRaw, nil)
+	installPing(t, p, upload, CodecRaw, sum)
+	dirLink := filepath.Join(t.TempDir(), "thin-link")
+	if err := os.Symlink(p.ThinDir, dirLink); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(p.ThinDir, b.BinName()), "call", "--wipe", dirLink)
+	cmd.Stdin = strings.NewReader(`{"fun":"test.ping","id":"h"}`)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("call: %v\n%s", err, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(p.ThinDir, b.BinName())); err != nil || !strings.Contains(errb.String(), "not wiping") {
+		t.Errorf("--wipe of a symlink to thin_dir: binary %v, stderr %q; want it refused", err, errb.String())
+	}
+}
+
+// TestProbeRunsCoreOnlyForCoreJobs: a job the core flavor may run starts
+// the full thin when present, else the core; other jobs never look at
+// the core. A redeploy's probe reports whether the full thin is there.
+func TestProbeRunsCoreOnlyForCoreJobs(t *testing.T) {
+	p := scriptParams{ThinDir: "/t", Bin: "salt-thin-f", Umask: -1}
+	if s := p.probeScript(); strings.Contains(s, "$C") {
+		t.Errorf("probe without Core mentions the core:\n%s", s)
+	}
+	p.Core = "salt-thin-core-c"
+	s := p.probeScript()
+	full, core := strings.Index(s, `exec "$B" call`), strings.Index(s, `exec "$C" call`)
+	if full < 0 || core < full || !strings.Contains(s, `C="$T"/'salt-thin-core-c'`) {
+		t.Errorf("probe does not try the full thin, then the core:\n%s", s)
+	}
+	p.Force = true
+	if s := p.probeScript(); strings.Contains(s, "exec") || !strings.Contains(s, hasFullToken) {
+		t.Errorf("redeploy probe runs a binary or does not report the full thin:\n%s", s)
+	}
 }

@@ -372,7 +372,11 @@ func (a *app) color() bool {
 
 func (a *app) printTimings(r sshexec.Result) {
 	t := r.Timings
+	sent := ""
+	if t.Deployed {
+		sent = fmt.Sprintf(" (thin sent: %s, %d bytes)", strings.Join(t.Sent, " "), t.SentBytes)
+	}
 	fmt.Fprintf(a.stderr, "%s: connect %s, upload %s, run %s%s, retcode %d\n", r.ID,
 		t.Connect.Round(time.Millisecond), t.Upload.Round(time.Millisecond), t.Run.Round(time.Millisecond),
-		map[bool]string{true: " (thin sent)"}[t.Deployed], r.Retcode)
+		sent, r.Retcode)
 }
