@@ -8,7 +8,7 @@ go build -o "$bin/gofloor" ./bench/gofloor
 go build -o "$bin/sshbench" ./bench/sshbench
 echo "# salt-ssh side by side — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "thin binary: $(stat -c %s "$bin"/salt-thin-linux-amd64) bytes on disk (each size below says what went on the wire)"
+echo "thin binaries: full $(stat -c %s "$bin"/salt-thin-linux-amd64), core $(stat -c %s "$bin"/salt-thin-core-linux-amd64) bytes on disk (each table says what went on the wire)"
 "$bin/sshbench" -hosts "${BENCH_HOSTS:-10,50,100}" -bin "$bin" -floor "$bin/gofloor" \
 	-reps "${BENCH_REPS:-5}" -ansible-reps "${BENCH_ANSIBLE_REPS:-3}"
 

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -106,19 +107,25 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bo
 		{name: "Brine salt-ssh test.ping (warm)", cmd: saltSSH("*", "test.ping"), reps: reps},
 		{name: "Brine salt-ssh cmd.run 'uname -r' (warm)", cmd: saltSSH("*", "cmd.run", "uname -r"), reps: reps},
 		{name: "Brine salt-ssh --sudo test.ping (warm)", cmd: saltSSHSudo("*", "test.ping"), reps: reps},
+		// A function the core flavor lacks: the full thin goes out, as for
+		// state.apply; afterwards the hosts hold the full thin.
+		{name: "Brine salt-ssh sys.list_functions (cold: full thin upload)", cmd: saltSSH("*", "sys.list_functions"), prep: wipe, reps: reps},
+		{name: "Brine salt-ssh test.ping (warm, full thin)", cmd: saltSSH("*", "test.ping"), reps: reps},
+	}
+	peerScenarios := []scenario{
 		{name: "OpenSSH: xargs -P ssh host true", cmd: []string{"sh", "-c", fmt.Sprintf("xargs -P %d -I{} %s < %s", par, sshCmd, files.ips)}, reps: reps},
 		{name: "Ansible -m ping", cmd: ansible("-m", "ping"), env: ansibleEnv, reps: ansibleReps, tolerant: true},
 		{name: "Ansible -m command -a 'uname -r'", cmd: ansible("-m", "command", "-a", "uname -r"), env: ansibleEnv, reps: ansibleReps, tolerant: true},
 	}
-	if !peers {
-		scenarios = scenarios[:5]
+	if peers {
+		scenarios = append(scenarios, peerScenarios...)
 	}
-	// Warm the thin binary once so the warm rows start warm.
+	// Warm the thin binary once so the warm rows start warm (on the core
+	// flavor, which a first test.ping leaves on the hosts).
 	if out, err := command(saltSSH("*", "test.ping")).CombinedOutput(); err != nil {
 		return fmt.Errorf("warm-up: %v: %s", err, out)
 	}
 	fmt.Printf("\n### %d hosts (parallelism %d, medians of the repetitions)\n\n", n, par)
-	printWire(filepath.Join(work, "cache", "thin"))
 	fmt.Println("| command | wall | × floor | CPU | CPU/host | × floor | peak RSS |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	var floor sample
@@ -141,23 +148,49 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bo
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %.1f MB |\n", name, ms(m.wall), ratio(m.wall, floor.wall),
 			ms(m.cpu), ms(m.cpu/time.Duration(n)), ratio(m.cpu, floor.cpu), float64(m.rssKB)/1024)
 	}
+	printWire(filepath.Join(work, "cache", "thin"))
 	return nil
 }
 
-// printWire reports what a cold host was sent: the compressed copies
-// salt-ssh made during the warm-up (its thin cache holds one per codec used).
+// printWire reports what cold hosts were sent: the compressed copies
+// salt-ssh made (its thin cache holds one per flavor and codec used),
+// each named by the binary it decodes to, found through the cache's hash
+// index, with that binary's size on disk.
 func printWire(cacheDir string) {
 	entries, err := os.ReadDir(cacheDir)
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		if name := e.Name(); strings.Contains(name, ".") && !strings.HasSuffix(name, ".json") {
-			if info, err := e.Info(); err == nil {
-				fmt.Printf("Thin on the wire: %s, %d bytes.\n\n", name[strings.Index(name, ".")+1:], info.Size())
+	binaries := map[string]string{} // sha256 → binary path
+	if data, err := os.ReadFile(filepath.Join(cacheDir, "sums-v2.json")); err == nil {
+		idx := map[string]string{}
+		if json.Unmarshal(data, &idx) == nil {
+			for key, sum := range idx {
+				binaries[sum], _, _ = strings.Cut(key, "|")
 			}
 		}
 	}
+	fmt.Println()
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.Contains(name, ".") || strings.HasSuffix(name, ".json") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		sum, codec, _ := strings.Cut(name, ".")
+		what := "unknown binary"
+		if p := binaries[sum]; p != "" {
+			what = filepath.Base(p)
+			if st, err := os.Stat(p); err == nil {
+				what += fmt.Sprintf(" (%d bytes on disk)", st.Size())
+			}
+		}
+		fmt.Printf("Thin on the wire: %s as %s, %d bytes.\n", what, codec, info.Size())
+	}
+	fmt.Println()
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
