@@ -231,3 +231,26 @@ func TestProbeRunsCoreOnlyForCoreJobs(t *testing.T) {
 		t.Errorf("redeploy probe runs a binary or does not report the full thin:\n%s", s)
 	}
 }
+
+// TestCoreInstallKeepsThisBuildsFull: installing the core flavor removes
+// other builds of either flavor but leaves the full thin of this build,
+// which a concurrent run may just have put there.
+func TestCoreInstallKeepsThisBuildsFull(t *testing.T) {
+	b, err := OpenBundle(buildFlavors(t), filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, upload, sum := stageUpload(t, b.Core, CodecRaw, nil)
+	p.Keep = b.BinName()
+	for _, n := range []string{b.BinName(), "salt-thin-0123456789abcdef", "salt-thin-core-0123456789abcdef"} {
+		if err := os.WriteFile(filepath.Join(p.ThinDir, n), nil, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	installPing(t, p, upload, CodecRaw, sum)
+	want := []string{b.BinName(), b.Core.BinName()}
+	slices.Sort(want)
+	if names := dirNames(t, p.ThinDir); !slices.Equal(names, want) {
+		t.Errorf("thin_dir holds %v, want %v", names, want)
+	}
+}
