@@ -54,12 +54,8 @@ func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.
 	}
 	a := &app{o: o, cfg: cfg, log: log, stdout: stdout, stderr: stderr}
 	if o.outFile != "" {
-		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-		if o.outAppend {
-			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		}
-		if a.outFile, err = os.OpenFile(o.outFile, flags, 0o600); err != nil {
-			return nil, fmt.Errorf("open --out-file: %w", err)
+		if a.outFile, err = output.OpenFile(o.outFile, o.outAppend); err != nil {
+			return nil, err
 		}
 		a.stdout = a.outFile
 	}
