@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +48,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("chunked big file, one unwritable minion", func(t *testing.T) {
 		out, code := c.Run("salt-cp", "-C", "*", filepath.Join(src, "big.bin"), dest+"/big.bin", "--out", "json")
-		res := decodeJSON(t, out)
+		res := clustertest.JSONDocs(t, out)
 		if code != 0 || len(res) != 1 {
 			t.Fatalf("salt-cp: %d\n%s", code, out)
 		}
@@ -81,7 +79,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("directories recursively, no compression", func(t *testing.T) {
 		out, code := c.Run("salt-cp", "-C", "-n", "-L", "m1,m2", tree, filepath.Join(src, "small.txt"), dest+"/", "--out", "json")
-		res := decodeJSON(t, out)
+		res := clustertest.JSONDocs(t, out)
 		want := map[string]any{dest + "/tree/a.bin": true, dest + "/tree/sub/b.bin": true, dest + "/tree/empty": true, dest + "/small.txt": true}
 		if code != 0 || len(res) != 1 {
 			t.Fatalf("salt-cp: %d\n%s", code, out)
@@ -123,7 +121,7 @@ func TestEndToEnd(t *testing.T) {
 		m2.Wait()
 		delete(c.Minions, "m2")
 		out, code := c.Run("salt-cp", "-C", "*", filepath.Join(src, "big.bin"), dest+"/again.bin", "--out", "json")
-		res := decodeJSON(t, out)
+		res := clustertest.JSONDocs(t, out)
 		if code != 0 || len(res) != 1 {
 			t.Fatalf("salt-cp: %d\n%s", code, out)
 		}
@@ -162,31 +160,20 @@ func randomFile(t *testing.T, path string, n int) string {
 	return hex.EncodeToString(h[:])
 }
 
-// decodeJSON reads the JSON documents salt-cp and salt print.
-func decodeJSON(t *testing.T, out string) []map[string]any {
-	t.Helper()
-	var docs []map[string]any
-	dec := json.NewDecoder(strings.NewReader(out))
-	for {
-		var v map[string]any
-		err := dec.Decode(&v)
-		if err == io.EOF {
-			return docs
-		}
-		if err != nil {
-			t.Fatalf("output is not JSON: %v\n%s", err, out)
-		}
-		docs = append(docs, v)
-	}
-}
-
 // remoteHashes asks each minion for the SHA-256 of paths (one per
 // line), read on the minion's side of its private mount.
 func remoteHashes(t *testing.T, c *clustertest.Cluster, paths ...string) map[string]string {
 	t.Helper()
-	out, _ := c.Run("salt", "*", "cmd.run", "sha256sum "+strings.Join(paths, " ")+" | cut -d' ' -f1", "--out", "json")
+	// salt reports failed minions on stderr, so the documents are read
+	// from --out-file.
+	file := filepath.Join(t.TempDir(), "hashes.json")
+	c.Run("salt", "*", "cmd.run", "sha256sum "+strings.Join(paths, " ")+" | cut -d' ' -f1", "--out", "json", "--out-file", file)
+	out, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := map[string]string{}
-	for _, d := range decodeJSON(t, out) {
+	for _, d := range clustertest.JSONDocs(t, string(out)) {
 		for id, v := range d {
 			got[id], _ = v.(string)
 		}
