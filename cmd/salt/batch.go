@@ -11,6 +11,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/ordered"
 )
 
 // batchSize is salt.cli.batch.get_bnum: N, or N% of the minions
@@ -33,7 +34,10 @@ func batchSize(spec string, total int) (int, error) {
 // runBatch is salt/cli/batch.py: find the minions that answer
 // test.ping, then keep at most batch-size of them running the job,
 // starting the next one batch-wait seconds after one returns. Each
-// sub-job is a list-targeted publication.
+// sub-job is a list-targeted publication. The exit code is the highest
+// retcode returned (salt/cli/salt.py _run_batch). --static runs the
+// same way, quietly, over 100% of the minions unless -b says otherwise,
+// and prints every return as one document at the end.
 func (c *cli) runBatch(ctx context.Context, req master.PublishRequest) int {
 	s, err := c.connect(ctx)
 	if err != nil {
@@ -49,97 +53,169 @@ func (c *cli) runBatch(ctx context.Context, req master.PublishRequest) int {
 		return 1
 	}
 	up := c.waitPings(ctx, s, pjid, expected)
-	if len(up) == 0 {
+	b := &batch{c: c, s: s, req: req, queue: up, active: map[string]string{}}
+	if c.o.static {
+		b.static = ordered.New()
+	} else if len(up) == 0 {
 		fmt.Fprintln(c.stderr, "No minions matched the target.")
 		return 2
 	}
-	n, err := batchSize(c.o.batch, len(up))
-	if err != nil {
+	spec := c.o.batch
+	if spec == "" {
+		spec = "100%"
+	}
+	if b.n, err = batchSize(spec, len(up)); err != nil {
 		fmt.Fprintln(c.stderr, err)
 		return 2
 	}
-	queue := append([]string(nil), up...)
-	active := map[string]string{} // jid -> minion
-	var ready []time.Time         // when a slot frees up (batch-wait)
-	code := 0
-	start := func(ids []string) bool {
-		if len(ids) == 0 {
-			return true
-		}
-		fmt.Fprintf(c.stdout, "\nExecuting run on %s\n\n", pyList(ids))
-		for _, id := range ids {
-			sub := req
-			sub.Tgt, sub.TgtType = []any{id}, "list"
-			jid, _, err := s.pub.Publish(ctx, sub)
-			if err != nil {
-				fmt.Fprintln(c.stderr, "Error:", err)
-				return false
-			}
-			active[jid] = id
-		}
+	code := b.run(ctx)
+	if b.static != nil {
+		return c.finishStatic(b.static)
+	}
+	return code
+}
+
+// finishStatic is the --static end of salt/cli/salt.py _run_batch: one
+// document of every return, then exit 0 whatever the minions returned
+// (Salt passes no retcode there), or 2 with "ERROR: No return received"
+// when nothing came back (_output_ret).
+func (c *cli) finishStatic(all *ordered.Map) int {
+	c.display(all, "", 0)
+	if all.Len() == 0 {
+		fmt.Fprintln(c.stderr, "ERROR: No return received")
+		return 2
+	}
+	return 0
+}
+
+// batch is one run of salt/cli/batch.py Batch.run.
+type batch struct {
+	c      *cli
+	s      *session
+	req    master.PublishRequest
+	n      int
+	queue  []string
+	active map[string]string // jid -> minion
+	ready  []time.Time       // when a slot frees up (batch-wait)
+	code   int
+	// static collects {minion: return} for --static instead of printing.
+	static *ordered.Map
+}
+
+// failhard is --failhard or failhard: True in the master config, which
+// Batch.run reads from the merged opts.
+func (b *batch) failhard() bool {
+	on, _ := b.c.cfg.Value("failhard").(bool)
+	return b.c.o.failhard || on
+}
+
+func (b *batch) start(ctx context.Context, ids []string) bool {
+	if len(ids) == 0 {
 		return true
 	}
-	first := min(n, len(queue))
-	if !start(queue[:first]) {
+	if b.static == nil {
+		fmt.Fprintf(b.c.stdout, "\nExecuting run on %s\n\n", pyList(ids))
+	}
+	for _, id := range ids {
+		sub := b.req
+		sub.Tgt, sub.TgtType = []any{id}, "list"
+		jid, _, err := b.s.pub.Publish(ctx, sub)
+		if err != nil {
+			fmt.Fprintln(b.c.stderr, "Error:", err)
+			return false
+		}
+		b.active[jid] = id
+	}
+	return true
+}
+
+// run drives the sliding window until every minion returned or timed
+// out, or --failhard stopped it; it returns the highest retcode.
+func (b *batch) run(ctx context.Context) int {
+	first := min(b.n, len(b.queue))
+	if !b.start(ctx, b.queue[:first]) {
 		return 1
 	}
-	queue = queue[first:]
+	b.queue = b.queue[first:]
 	lastNews := time.Now()
-	for len(active) > 0 || len(queue) > 0 {
+	for len(b.active) > 0 || len(b.queue) > 0 {
 		now := time.Now()
 		var launch []string
-		for len(ready) > 0 && !ready[0].After(now) && len(queue) > 0 && len(active)+len(launch) < n {
-			launch = append(launch, queue[0])
-			queue, ready = queue[1:], ready[1:]
+		for len(b.ready) > 0 && !b.ready[0].After(now) && len(b.queue) > 0 && len(b.active)+len(launch) < b.n {
+			launch = append(launch, b.queue[0])
+			b.queue, b.ready = b.queue[1:], b.ready[1:]
 		}
-		if !start(launch) {
+		if !b.start(ctx, launch) {
 			return 1
 		}
-		if len(active) == 0 && len(queue) > 0 && len(ready) == 0 {
-			ready = append(ready, now)
+		if len(b.active) == 0 && len(b.queue) > 0 && len(b.ready) == 0 {
+			b.ready = append(b.ready, now)
 			continue
 		}
-		wait := 200 * time.Millisecond
-		t := time.NewTimer(wait)
+		t := time.NewTimer(200 * time.Millisecond)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return 1
-		case ev, ok := <-s.events:
+		case ev, ok := <-b.s.events:
 			t.Stop()
 			if !ok {
 				return 1
 			}
 			jid, id, ok := retTag(ev.Tag)
-			if !ok || active[jid] != id {
+			if !ok || b.active[jid] != id {
 				continue
 			}
-			delete(active, jid)
+			delete(b.active, jid)
 			lastNews = time.Now()
-			if rc, _ := protocol.AsInt(ev.Data.Value("retcode")); rc != 0 {
-				code = 1
+			if b.returned(id, ev.Data) {
+				return b.code
 			}
-			c.printReturn(id, ev.Data)
-			ready = append(ready, time.Now().Add(time.Duration(c.o.batchWait*float64(time.Second))))
 		case <-t.C:
-			if len(active) > 0 && time.Since(lastNews) > c.mo.Timeout+c.mo.GatherJobTimeout {
-				var ids []string
-				for _, id := range active {
-					ids = append(ids, id)
-				}
-				slices.Sort(ids)
-				for _, id := range ids {
-					fmt.Fprintf(c.stdout, "%s:\n    Minion did not return. [No response]\n", id)
-				}
-				active = map[string]string{}
-				code = 1
-				for range ids {
-					ready = append(ready, time.Now())
-				}
+			if len(b.active) > 0 && time.Since(lastNews) > b.c.mo.Timeout+b.c.mo.GatherJobTimeout {
+				b.timedOut()
 			}
 		}
 	}
-	return code
+	return b.code
+}
+
+// returned records one minion's return and reports whether --failhard
+// stops the run: Batch.run logs and returns at the first retcode > 0.
+func (b *batch) returned(id string, data *ordered.Map) bool {
+	rc, _ := protocol.AsInt(data.Value("retcode"))
+	b.code = max(b.code, rc)
+	if b.static != nil {
+		b.static.Set(id, data.Value("return"))
+	} else {
+		b.c.printReturn(id, data)
+	}
+	b.ready = append(b.ready, time.Now().Add(time.Duration(b.c.o.batchWait*float64(time.Second))))
+	if rc > 0 && b.failhard() {
+		b.c.log.Error("Minion returned with non-zero exit code. Batch run stopped due to failhard", "minion", id)
+		return true
+	}
+	return false
+}
+
+// timedOut gives up on the active minions. Batch.run records them with
+// an empty return, which --static shows as {}.
+func (b *batch) timedOut() {
+	var ids []string
+	for _, id := range b.active {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if b.static != nil {
+			b.static.Set(id, ordered.New())
+		} else {
+			b.c.display(ordered.FromPairs(id, "Minion did not return. [No response]"), "no_return", 1)
+		}
+		b.ready = append(b.ready, time.Now())
+	}
+	b.active = map[string]string{}
+	b.code = max(b.code, 1)
 }
 
 func retTag(tag string) (jid, id string, ok bool) {

@@ -67,7 +67,7 @@ func TestEndToEnd(t *testing.T) {
 			{[]string{"-N", "webs", "test.ping"}, []string{"m1:\n    True"}, []string{"m2"}},
 			{[]string{"-I", "site:m1.example", "test.ping"}, []string{"m1:\n    True"}, []string{"m2"}},
 			{[]string{"m1", "cmd.run", "echo hi-from-$(hostname | wc -c)"}, []string{"m1:\n    hi-from-"}, nil},
-			{[]string{"m1", "cp.get_file_str", "salt://hello.txt"}, nil, nil},
+			{[]string{"m1", "cp.get_file_str", "salt://hello.txt"}, []string{"m1:\n    hello from the master"}, nil},
 		} {
 			out, _ := c.Run("salt", tc.args...)
 			for _, w := range tc.want {
@@ -166,6 +166,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("returners", func(t *testing.T) { testReturners(t, c) })
 	t.Run("progress", func(t *testing.T) { testProgress(t, c) })
 	t.Run("subset", func(t *testing.T) { testSubset(t, c) })
+	t.Run("output options", func(t *testing.T) { testOutputOptions(t, c) })
 
 	t.Run("manage", func(t *testing.T) {
 		out, _ := c.Run("salt-run", "manage.status")
@@ -247,4 +248,6 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatal("minion trusted a master with a different key")
 		}
 	})
+
+	t.Run("hide-timeout", func(t *testing.T) { testHideTimeout(t, c) })
 }

@@ -4,22 +4,28 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
 type cli struct {
-	o      options
-	mo     master.Options
-	stdout io.Writer
-	stderr io.Writer
-	sock   string
+	o   options
+	mo  master.Options
+	cfg *ordered.Map // the master config as read, for output options
+	log *slog.Logger
+	fun string
+	// stdout takes messages, outW the outputters' documents: they differ
+	// with --out-file, as in Salt, where only display_output goes to the
+	// file.
+	stdout, outW io.Writer
+	stderr       io.Writer
+	sock         string
 }
 
 // session is one connection for publishing and one for events.
@@ -165,65 +171,42 @@ func (c *cli) collect(ctx context.Context, s *session, jid string, minions []str
 	return got
 }
 
-func (c *cli) outOpts() output.Options {
-	o := output.Options{Color: false}
-	if c.o.outIndent != -1000 {
-		o.Indent = output.IndentOf(c.o.outIndent)
-	}
-	return o
-}
-
-func (c *cli) printReturn(id string, data *ordered.Map) {
-	out := c.o.out
-	if out == "" {
-		out, _ = data.Value("out").(string)
-	}
-	if out == "" {
-		out = "nested"
-	}
-	rc, _ := protocol.AsInt(data.Value("retcode"))
-	opts := c.outOpts()
-	opts.Retcode = rc
-	if err := output.Write(c.stdout, out, ordered.FromPairs(id, data.Value("return")), opts); err != nil {
-		fmt.Fprintln(c.stderr, err)
-	}
-}
-
-// finish prints the minions that did not return (Salt 3006 prints each
-// with "Minion did not return. [No response]") and returns the exit
-// code: 0 when every minion returned with retcode 0.
+// finish displays the minions that did not return, as Salt 3006 does
+// with the no_return outputter ("Minion did not return. [No response]"),
+// prints the --summary and returns the exit code (salt/cli/salt.py run):
+// 1 with "ERROR: Minions returned with non-zero exit code" when a minion
+// failed or did not return, else 0. With --hide-timeout (and no -v)
+// LocalClient does not expect the silent minions, so they are neither
+// shown nor counted.
 func (c *cli) finish(jid string, minions []string, got map[string]int) int {
 	var missing []string
-	for _, id := range minions {
-		if _, ok := got[id]; !ok {
-			missing = append(missing, id)
+	if !c.o.hideTimeout || c.o.verbose {
+		for _, id := range minions {
+			if _, ok := got[id]; !ok {
+				missing = append(missing, id)
+			}
 		}
 	}
 	slices.Sort(missing)
-	code := 0
-	for _, rc := range got {
-		if rc != 0 {
-			code = 1
-		}
-	}
-	// Salt prints these with the no_return outputter unless --out names
-	// another (salt/cli/salt.py _format_ret).
-	out := c.o.out
-	if out == "" {
-		out = "nested"
-	}
 	for _, id := range missing {
-		_ = output.Write(c.stdout, out, ordered.FromPairs(id, "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nsalt-run jobs.lookup_jid "+jid), c.outOpts())
-		code = 1
+		c.display(ordered.FromPairs(id, "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nsalt-run jobs.lookup_jid "+jid), "no_return", 1)
 	}
-	if c.o.verbose {
-		fmt.Fprintf(c.stdout, "\n-------------------------------------------\nSummary\n-------------------------------------------\n# of minions targeted: %d\n# of minions returned: %d\n# of minions that did not return: %d\n# of minions with errors: %d\n-------------------------------------------\n",
-			len(minions), len(got), len(missing), countErr(got))
-		if len(missing) > 0 {
-			fmt.Fprintf(c.stdout, "Minions not responding: %s\n", strings.Join(missing, ", "))
-		}
+	if c.summaryWanted() {
+		c.returnsSummary(got, missing)
 	}
-	return code
+	if len(missing) > 0 || countErr(got) > 0 {
+		fmt.Fprintln(c.stderr, "ERROR: Minions returned with non-zero exit code")
+		return 1
+	}
+	return 0
+}
+
+// summaryWanted is salt/cli/salt.py: the returns summary follows with
+// --summary (or cli_summary: True in the master config), and only when
+// --out was not given on the command line.
+func (c *cli) summaryWanted() bool {
+	on, _ := c.cfg.Value("cli_summary").(bool)
+	return (c.o.summary || on) && c.o.out == ""
 }
 
 func countErr(got map[string]int) int {

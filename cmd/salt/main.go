@@ -17,6 +17,7 @@ import (
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
 )
@@ -42,6 +43,10 @@ type options struct {
 	progress                                                                      bool
 	subset                                                                        int
 	retConfig, retKwargs                                                          string
+	// Output options (salt/utils/parsers.py OutputOptionsMixIn and
+	// SaltCMDOptionParser).
+	static, hideTimeout, failhard, summary, outAppend bool
+	outFile, stateOut, stateVerbose                   string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
@@ -68,6 +73,19 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.out, "out", "", "outputter (nested, json, yaml, txt, raw, ...)")
 	fs.StringVar(&o.out, "output", "", "alias of --out")
 	fs.IntVar(&o.outIndent, "out-indent", -1000, "indent for json/yaml output")
+	fs.IntVar(&o.outIndent, "output-indent", -1000, "alias of --out-indent")
+	fs.StringVar(&o.outFile, "out-file", "", "write the output to this file")
+	fs.StringVar(&o.outFile, "output-file", "", "alias of --out-file")
+	fs.BoolVar(&o.outAppend, "out-file-append", false, "append to --out-file instead of emptying it")
+	fs.BoolVar(&o.outAppend, "output-file-append", false, "alias of --out-file-append")
+	fs.StringVar(&o.stateOut, "state-output", "", "highstate output mode: full, terse, mixed, changes or filter")
+	fs.StringVar(&o.stateOut, "state_output", "", "alias of --state-output")
+	fs.StringVar(&o.stateVerbose, "state-verbose", "", "True or False: show states that did not change")
+	fs.StringVar(&o.stateVerbose, "state_verbose", "", "alias of --state-verbose")
+	fs.BoolVarP(&o.static, "static", "s", false, "print the returns of all minions as one document once they all returned")
+	fs.BoolVar(&o.hideTimeout, "hide-timeout", false, "do not show minions that did not return")
+	fs.BoolVar(&o.failhard, "failhard", false, "stop a batch run at the first minion that returns a non-zero retcode")
+	fs.BoolVar(&o.summary, "summary", false, "print a summary of the returns")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colours")
 	fs.StringVarP(&o.configDir, "config-dir", "c", config.DefaultDir, "configuration directory")
 	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "console log level")
@@ -134,7 +152,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, a := range rest[2:] {
 		jobArgs = append(jobArgs, a)
 	}
-	c := &cli{o: o, mo: mo, stdout: stdout, stderr: stderr, sock: mo.LocalSocket()}
+	c := &cli{o: o, mo: mo, cfg: cfg.Raw, log: log, fun: rest[1], stdout: stdout, outW: stdout, stderr: stderr, sock: mo.LocalSocket()}
+	if o.outFile != "" {
+		f, err := output.OpenFile(o.outFile, o.outAppend)
+		if err != nil {
+			// Salt's parser rejects an unwritable --out-file (exit 2).
+			fmt.Fprintf(stderr, "salt: error: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		c.outW = f
+	}
 	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: master.LocalUser(),
 		Delimiter: o.delimiter, RetConfig: o.retConfig}
 	if o.retKwargs != "" {
@@ -148,7 +176,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		req.RetKwargs = kw
 	}
-	if o.batch != "" {
+	if o.batch != "" || o.static {
+		// salt/cli/salt.py runs --static as a quiet batch of 100%.
 		return c.runBatch(ctx, req)
 	}
 	return c.runOnce(ctx, req)
