@@ -42,7 +42,10 @@ func ParseHighstateOptions(opts *ordered.Map, stateOutput, stateVerbose string) 
 	ho.Mode = strings.ToLower(ho.Mode)
 	verbose := opts.Value("state_verbose")
 	if stateVerbose != "" {
-		verbose = strings.EqualFold(stateVerbose, "true")
+		// OutputOptionsMixIn.process_state_verbose turns only
+		// True/true/False/false into booleans; any other string stays a
+		// string, which highstate.py's "not state_verbose" treats as true.
+		verbose = stateVerbose != "False" && stateVerbose != "false"
 	}
 	if b, ok := verbose.(bool); ok && !b {
 		ho.Quiet = true

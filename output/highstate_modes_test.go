@@ -67,4 +67,9 @@ func TestParseHighstateOptions(t *testing.T) {
 	if ho := ParseHighstateOptions(opts, "Terse", "True"); ho.Mode != "terse" || ho.Quiet {
 		t.Errorf("flags over config: %+v", ho)
 	}
+	for flag, quiet := range map[string]bool{"false": true, "False": true, "true": false, "FALSE": false, "no": false} {
+		if ho := ParseHighstateOptions(ordered.New(), "", flag); ho.Quiet != quiet {
+			t.Errorf("--state-verbose %s: quiet %v, want %v", flag, ho.Quiet, quiet)
+		}
+	}
 }
