@@ -53,6 +53,13 @@ func (c *cli) runBatch(ctx context.Context, req master.PublishRequest) int {
 		return 1
 	}
 	up := c.waitPings(ctx, s, pjid, expected)
+	if !c.o.static {
+		for _, id := range expected {
+			if !slices.Contains(up, id) {
+				fmt.Fprintf(c.stdout, "Minion %s did not respond. No job will be sent.\n", id)
+			}
+		}
+	}
 	b := &batch{c: c, s: s, req: req, queue: up, active: map[string]string{}}
 	if c.o.static {
 		b.static = ordered.New()
@@ -198,8 +205,10 @@ func (b *batch) returned(id string, data *ordered.Map) bool {
 	return false
 }
 
-// timedOut gives up on the active minions. Batch.run records them with
-// an empty return, which --static shows as {}.
+// timedOut gives up on the active minions. salt/cli/batch.py records a
+// minion whose iterator ended without its return as an empty return
+// with retcode 0 and displays it like any other: Salt's batches do not
+// fail for a silent minion, and Brine matches that.
 func (b *batch) timedOut() {
 	var ids []string
 	for _, id := range b.active {
@@ -210,12 +219,11 @@ func (b *batch) timedOut() {
 		if b.static != nil {
 			b.static.Set(id, ordered.New())
 		} else {
-			b.c.display(ordered.FromPairs(id, "Minion did not return. [No response]"), "no_return", 1)
+			b.c.display(ordered.FromPairs(id, ordered.New()), "", 0)
 		}
 		b.ready = append(b.ready, time.Now())
 	}
 	b.active = map[string]string{}
-	b.code = max(b.code, 1)
 }
 
 func retTag(tag string) (jid, id string, ok bool) {

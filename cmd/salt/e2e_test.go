@@ -249,5 +249,5 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("hide-timeout", func(t *testing.T) { testHideTimeout(t, c) })
+	t.Run("silent minion", func(t *testing.T) { testSilentMinion(t, c) })
 }

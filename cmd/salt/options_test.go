@@ -134,3 +134,30 @@ func TestFinish(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchTimedOut: salt/cli/batch.py shows a minion whose job never
+// returned as an empty return with retcode 0; --static keeps it as {}.
+func TestBatchTimedOut(t *testing.T) {
+	for _, static := range []bool{false, true} {
+		var out bytes.Buffer
+		c := &cli{o: options{outIndent: -1000}, cfg: ordered.New(), stdout: &out, outW: &out, stderr: io.Discard}
+		b := &batch{c: c, active: map[string]string{"j2": "m2", "j1": "m1"}, code: 0}
+		if static {
+			b.static = ordered.New()
+		}
+		b.timedOut()
+		if len(b.active) != 0 || len(b.ready) != 2 || b.code != 0 {
+			t.Errorf("static %v: active %v, ready %d, code %d", static, b.active, len(b.ready), b.code)
+		}
+		want := "m1:\n    ----------\nm2:\n    ----------\n"
+		if static {
+			want = ""
+			if d := cmp.Diff([]any{"m1", "m2"}, b.static.Keys()); d != "" || b.static.Value("m1").(*ordered.Map).Len() != 0 {
+				t.Errorf("static returns: %s", d)
+			}
+		}
+		if out.String() != want {
+			t.Errorf("static %v: printed %q, want %q", static, out.String(), want)
+		}
+	}
+}

@@ -120,8 +120,8 @@ func testOutputOptions(t *testing.T, c *clustertest.Cluster) {
 	})
 }
 
-// testHideTimeout needs an accepted minion that is not running (m4).
-func testHideTimeout(t *testing.T, c *clustertest.Cluster) {
+// testSilentMinion needs an accepted minion that is not running (m4).
+func testSilentMinion(t *testing.T, c *clustertest.Cluster) {
 	out, code := c.Run("salt", "*", "test.ping", "-t", "1", "--summary")
 	if code != 1 || !strings.Contains(out, "m4:\n    Minion did not return. [No response]") ||
 		!strings.Contains(out, "# of minions that did not return: 1\n") {
@@ -135,5 +135,19 @@ func testHideTimeout(t *testing.T, c *clustertest.Cluster) {
 	out, code = c.Run("salt", "*", "test.ping", "-t", "1", "--hide-timeout", "-v")
 	if code != 1 || !strings.Contains(out, "m4:\n    Minion did not return") {
 		t.Fatalf("--hide-timeout -v: exit %d\n%s", code, out)
+	}
+	// Batches leave out what does not answer test.ping (salt/cli/batch.py).
+	out, code = c.Run("salt", "*", "test.ping", "-b", "1")
+	if code != 0 || !strings.Contains(out, "Minion m4 did not respond. No job will be sent.\n") ||
+		strings.Count(out, "Executing run on") != 2 {
+		t.Fatalf("batch with silent m4: exit %d\n%s", code, out)
+	}
+	out, code = c.Run("salt", "*", "test.ping", "--static", "--out", "json")
+	docs := clustertest.JSONDocs(t, out)
+	if code != 0 || len(docs) != 1 {
+		t.Fatalf("--static with silent m4: exit %d\n%s", code, out)
+	}
+	if d := cmp.Diff(map[string]any{"m1": true, "m2": true}, docs[0]); d != "" {
+		t.Errorf("--static with silent m4 (-want +got):\n%s", d)
 	}
 }
