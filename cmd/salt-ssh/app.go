@@ -353,17 +353,10 @@ func (a *app) outputter() string {
 	return ""
 }
 
-// color follows Salt: on unless --no-color, or stdout is not a terminal
-// (then only --force-color turns it on).
+// color follows Salt: --force-color, else --no-color, else the config's
+// color, else on when stdout is a terminal.
 func (a *app) color() bool {
-	if a.o.noColor {
-		return false
-	}
-	if a.o.forceCol {
-		return true
-	}
-	f, ok := a.stdout.(*os.File)
-	return ok && isTerminal(f)
+	return output.UseColor(a.stdout, a.o.noColor, a.o.forceCol, a.cfg.Raw.Value("color"))
 }
 
 func (a *app) printTimings(r sshexec.Result) {

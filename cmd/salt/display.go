@@ -32,7 +32,9 @@ func (c *cli) outputter(out string) string {
 }
 
 func (c *cli) outOpts(retcode int) output.Options {
-	o := output.Options{Color: false, Retcode: retcode, Logger: c.log,
+	// Salt decides colour on its stdout even with --out-file.
+	color := output.UseColor(c.stdout, c.o.noColor, c.o.forceColor, c.cfg.Value("color"))
+	o := output.Options{Color: color, Retcode: retcode, Logger: c.log,
 		Highstate: output.ParseHighstateOptions(c.cfg, c.o.stateOut, c.o.stateVerbose)}
 	if c.o.outIndent != -1000 {
 		o.Indent = output.IndentOf(c.o.outIndent)

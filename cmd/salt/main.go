@@ -39,7 +39,7 @@ type options struct {
 	timeout, gatherJobTimeout                                                     int
 	out, configDir, logLevel, delimiter, ret                                      string
 	outIndent                                                                     int
-	noColor                                                                       bool
+	noColor, forceColor                                                           bool
 	progress                                                                      bool
 	subset                                                                        int
 	retConfig, retKwargs                                                          string
@@ -87,6 +87,9 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.failhard, "failhard", false, "stop a batch run at the first minion that returns a non-zero retcode")
 	fs.BoolVar(&o.summary, "summary", false, "print a summary of the returns")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colours")
+	fs.BoolVar(&o.noColor, "no-colour", false, "alias of --no-color")
+	fs.BoolVar(&o.forceColor, "force-color", false, "colours even when stdout is not a terminal")
+	fs.BoolVar(&o.forceColor, "force-colour", false, "alias of --force-color")
 	fs.StringVarP(&o.configDir, "config-dir", "c", config.DefaultDir, "configuration directory")
 	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "console log level")
 	fs.StringVar(&o.delimiter, "delimiter", "", "grain/pillar key delimiter")

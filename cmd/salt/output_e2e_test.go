@@ -108,6 +108,17 @@ func testOutputOptions(t *testing.T, c *clustertest.Cluster) {
 		}
 	})
 
+	t.Run("colour", func(t *testing.T) {
+		// Not a terminal: plain unless forced (get_printout).
+		if out, _ := c.Run("salt", "m1", "test.ping"); strings.Contains(out, "\x1b[") {
+			t.Errorf("colour on a pipe:\n%q", out)
+		}
+		out, _ := c.Run("salt", "m1", "test.ping", "--force-color", "--no-color")
+		if !strings.Contains(out, "\x1b[0;36mm1\x1b[0;0m:") {
+			t.Errorf("--force-color:\n%q", out)
+		}
+	})
+
 	t.Run("summary", func(t *testing.T) {
 		out, _ := c.Run("salt", "*", "test.retcode", "3", "--summary", "-v")
 		if !strings.Contains(out, "# of minions targeted: 2\n# of minions returned: 2\n# of minions that did not return: 0\n# of minions with errors: 2\nMinions with failures: m1 m2\n") {
