@@ -36,6 +36,11 @@ func (c *cli) outOpts(retcode int) output.Options {
 	color := output.UseColor(c.stdout, c.o.noColor, c.o.forceColor, c.cfg.Value("color"))
 	o := output.Options{Color: color, Retcode: retcode, Logger: c.log,
 		Highstate: output.ParseHighstateOptions(c.cfg, c.o.stateOut, c.o.stateVerbose)}
+	// state_output_diff (--output-diff) skips the same states as
+	// state_verbose: False (salt/output/highstate.py).
+	if diff, _ := c.cfg.Value("state_output_diff").(bool); diff || c.o.outputDiff {
+		o.Highstate.Quiet = true
+	}
 	if c.o.outIndent != -1000 {
 		o.Indent = output.IndentOf(c.o.outIndent)
 	}

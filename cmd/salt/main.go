@@ -45,8 +45,8 @@ type options struct {
 	retConfig, retKwargs                                                          string
 	// Output options (salt/utils/parsers.py OutputOptionsMixIn and
 	// SaltCMDOptionParser).
-	static, hideTimeout, failhard, summary, outAppend bool
-	outFile, stateOut, stateVerbose                   string
+	static, hideTimeout, failhard, summary, outAppend, outputDiff bool
+	outFile, stateOut, stateVerbose                               string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
@@ -86,6 +86,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.hideTimeout, "hide-timeout", false, "do not show minions that did not return")
 	fs.BoolVar(&o.failhard, "failhard", false, "stop a batch run at the first minion that returns a non-zero retcode")
 	fs.BoolVar(&o.summary, "summary", false, "print a summary of the returns")
+	fs.BoolVar(&o.outputDiff, "output-diff", false, "show only the states that changed or did not succeed")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colours")
 	fs.BoolVar(&o.noColor, "no-colour", false, "alias of --no-color")
 	fs.BoolVar(&o.forceColor, "force-color", false, "colours even when stdout is not a terminal")

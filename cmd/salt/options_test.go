@@ -28,7 +28,7 @@ func TestOutputFlags(t *testing.T) {
 			options{stateOut: "mixed", stateVerbose: "true"}},
 		{[]string{"*", "test.ping", "--hide-timeout", "--failhard", "--summary", "-b", "2"},
 			options{hideTimeout: true, failhard: true, summary: true, batch: "2"}},
-		{[]string{"*", "test.ping", "--output-indent", "2"}, options{outIndent: 2}},
+		{[]string{"*", "test.ping", "--output-indent", "2", "--output-diff"}, options{outIndent: 2, outputDiff: true}},
 	} {
 		var o options
 		fs := newFlagSet(&o, io.Discard)
@@ -37,7 +37,7 @@ func TestOutputFlags(t *testing.T) {
 		}
 		got := options{static: o.static, outFile: o.outFile, outAppend: o.outAppend, stateOut: o.stateOut,
 			stateVerbose: o.stateVerbose, hideTimeout: o.hideTimeout, failhard: o.failhard, summary: o.summary,
-			batch: o.batch}
+			batch: o.batch, outputDiff: o.outputDiff}
 		if o.outIndent != -1000 {
 			got.outIndent = o.outIndent
 		}

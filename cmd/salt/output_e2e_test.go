@@ -96,9 +96,11 @@ func testOutputOptions(t *testing.T, c *clustertest.Cluster) {
 			strings.Contains(out, "ID: changed") {
 			t.Fatalf("--state-output terse: exit %d\n%s", code, out)
 		}
-		out, _ = c.Run("salt", "m1", "state.apply", "outopts", "--state_verbose", "False")
-		if !strings.Contains(out, "ID: changed") || strings.Contains(out, "ID: same") {
-			t.Fatalf("--state_verbose False:\n%s", out)
+		for _, flags := range [][]string{{"--state_verbose", "False"}, {"--output-diff"}} {
+			out, _ = c.Run("salt", append([]string{"m1", "state.apply", "outopts"}, flags...)...)
+			if !strings.Contains(out, "ID: changed") || strings.Contains(out, "ID: same") {
+				t.Fatalf("%v:\n%s", flags, out)
+			}
 		}
 		// --static prints state functions with highstate (get_printout).
 		out, _ = c.Run("salt", "*", "state.apply", "outopts", "--static", "--state_output", "mixed")
