@@ -223,7 +223,12 @@ func manageNew(m Manage, name string, ret *Ret) (*Ret, error) {
 			return ret, err
 		}
 	}
-	umask := Umask()
+	// The umask only matters without a mode; reading it costs a read of
+	// /proc/self/status per file.
+	var umask uint32
+	if m.Mode == nil {
+		umask = Umask()
+	}
 	// newMode is set when the new file's contents are written straight
 	// into it below: Salt touches the file (with these permissions) and
 	// then copies the contents over it; one atomic write with the same
@@ -322,19 +327,21 @@ func writeNew(data []byte, name string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
 	}
-	return os.Rename(tmp.Name(), name)
+	if err != nil {
+		// Only a failed write leaves the temporary file behind.
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 func touchNew(name string, mask uint32) error {
@@ -371,21 +378,20 @@ func CopyFile(data []byte, dest, backupMode string, opts *ordered.Map) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
 	prev, statErr := os.Stat(dest)
-	if statErr == nil && (backupMode == "minion" || backupMode == "both") {
-		if err := backupMinion(dest, BackupRoot(opts)); err != nil {
-			return err
-		}
+	if err == nil && statErr == nil && (backupMode == "minion" || backupMode == "both") {
+		err = backupMinion(dest, BackupRoot(opts))
 	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
+	if err == nil {
+		err = os.Rename(tmp.Name(), dest)
+	}
+	if err != nil {
+		// Only a failed copy leaves the temporary file behind.
+		os.Remove(tmp.Name())
 		return err
 	}
 	if statErr == nil {
