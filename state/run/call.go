@@ -157,6 +157,9 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 		if r.Mock {
 			ret = ordered.FromPairs("name", low.Value("name"), "comment", "Not called, mocked",
 				"changes", ordered.New(), "result", true)
+		} else if !isPre && truthy(low, "parallel") {
+			// A prereq's test run is never parallel (State.call).
+			ret = r.startParallel(ctx, f, &env, low, args, kwargs, reqs)
 		} else {
 			ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
 		}
@@ -175,7 +178,9 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	ret.Set("start_time", startTime(start))
 	ret.Set("duration", durationMS(end.Sub(start)))
 	ret.Set("__id__", low.Value("__id__"))
-	if low.Has("retry") {
+	// Salt retries here only without a `parallel` key, even parallel:
+	// False (State.call); a parallel state retries in its own run.
+	if low.Has("retry") && !low.Has("parallel") {
 		ret = r.retry(ctx, low, reqs, retries, ret, &env)
 	}
 	return ret
@@ -199,6 +204,11 @@ func (r *Runner) globalCheckCmd(low Chunk, f *states.Function) bool {
 // invoke calls the state function, turning a Go error into Salt's
 // "An exception occurred in this state" return.
 func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
+	return r.invokeWith(ctx, f, env, low, args, kwargs, reqs, r.running)
+}
+
+// invokeWith is invoke with the running dict the state function sees.
+func (r *Runner) invokeWith(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk, running *Results) *ordered.Map {
 	saltenv := "base"
 	if v, ok := low.Get("__env__"); ok {
 		saltenv = str(v)
@@ -207,7 +217,7 @@ func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.En
 		saltenv = str(v)
 	}
 	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
-		Running: r.running.Get, Saltenv: saltenv, Template: r.Template}
+		Running: running.Get, Saltenv: saltenv, Template: r.Template}
 	res, err := safeRun(ctx, f, c)
 	if err != nil {
 		name := args["name"]

@@ -45,6 +45,7 @@ type Runner struct {
 	index    chunkIndex
 	failhard bool
 	fatal    error
+	procs    map[*ordered.Map]*parallelProc // parallel states not yet reconciled
 }
 
 func (r *Runner) now() time.Time {
@@ -103,6 +104,7 @@ func (r *Runner) init(chunks []Chunk) {
 // CallChunks runs ordered chunks (call_chunks).
 func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, error) {
 	r.init(chunks)
+	defer r.reconcileAll()
 	for _, low := range chunks {
 		if r.failhard {
 			break
@@ -127,6 +129,7 @@ func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, erro
 func (r *Runner) RunChunk(ctx context.Context, low Chunk, chunks []Chunk) (*Results, error) {
 	r.init(chunks)
 	r.callChunk(ctx, low, 0)
+	r.reconcileAll()
 	return r.running, r.fatal
 }
 
@@ -181,6 +184,7 @@ func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 10
 func (r *Runner) Call(ctx context.Context, low Chunk) (*Results, error) {
 	r.init([]Chunk{low})
 	ret := r.call(ctx, low, nil, 1)
+	r.reconcileAll()
 	if r.fatal != nil {
 		return nil, r.fatal
 	}
