@@ -105,7 +105,7 @@ func (r *Runner) init(chunks []Chunk) {
 func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, error) {
 	r.init(chunks)
 	defer r.reconcileAll()
-	for _, low := range chunks {
+	for _, low := range r.dropDisabled(chunks) {
 		if r.failhard {
 			break
 		}

@@ -32,6 +32,8 @@ type job struct {
 	states   *states.Registry
 	log      *slog.Logger
 	plan     *PlanResult
+	// topFile and topSaltenv replace top.sls for state.top.
+	topFile, topSaltenv string
 }
 
 func optsStrings(v any) []string {
@@ -233,6 +235,7 @@ func (j *job) renderFunc(files fileSource, pillarData func() *ordered.Map) compi
 func (j *job) highstate() *compile.HighState {
 	hs := compile.NewHighState(j.files, j.renderFunc(j.files, func() *ordered.Map { return j.pillar }), j.matcher(j.pillar))
 	hs.Saltenv = j.saltenv
+	hs.TopFile, hs.TopSaltenv = j.topFile, j.topSaltenv
 	hs.Log = j.log
 	if v, ok := j.env.Opts.Get("state_auto_order"); ok {
 		hs.AutoOrder = modules.Truthy(v)
