@@ -33,6 +33,7 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 	if r.fatal != nil {
 		return
 	}
+	low = r.modAggregate(ctx, low)
 	tag := states.Tag(low)
 	if !truthy(low, "prerequired") {
 		r.active[tag] = true

@@ -46,6 +46,7 @@ type Runner struct {
 	failhard bool
 	fatal    error
 	procs    map[*ordered.Map]*parallelProc // parallel states not yet reconciled
+	aggOpt   *any                           // state_aggregate, once read
 }
 
 func (r *Runner) now() time.Time {
