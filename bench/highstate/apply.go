@@ -57,7 +57,8 @@ func (t *tree) reset() error {
 // state run reported.
 type sample struct {
 	wall            time.Duration
-	rss             int64 // bytes
+	cpu             time.Duration // user + system time of the process
+	rss             int64         // bytes
 	states, changed int
 }
 
@@ -101,7 +102,8 @@ func (r *runner) exec(ctx context.Context, timeout time.Duration) (sample, error
 		return sample{}, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	s := sample{wall: wall, rss: ru.Maxrss << 10}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	s := sample{wall: wall, cpu: cpu, rss: ru.Maxrss << 10}
 	if r.check {
 		if err := s.count(stdout.Bytes(), r.tree.shape.states()); err != nil {
 			return sample{}, err
@@ -142,27 +144,35 @@ func (r *runner) print(floor *runner) {
 }
 
 func printRow(name, run string, xs, floor []sample, counted bool) {
-	w, rss, lo, hi := medians(xs)
-	fw, _, _, _ := medians(floor)
+	m, f := medians(xs), medians(floor)
 	states, changed := "—", "—"
 	if counted {
 		states, changed = fmt.Sprint(xs[0].states), fmt.Sprint(xs[len(xs)/2].changed)
 	}
-	fmt.Printf("| %s | %s | %s | %s – %s | %.2f | %.2f | %.1f MB | %.2f | %s | %s |\n", name, run, ms(w), ms(lo), ms(hi),
-		float64(w)/float64(fw), float64(w)/float64(wallTarget), float64(rss)/(1<<20), float64(rss)/float64(rssTarget), states, changed)
+	fmt.Printf("| %s | %s | %s | %s – %s | %.2f | %.2f | %s | %.2f | %.1f MB | %.2f | %s | %s |\n", name, run, ms(m.wall), ms(m.lo), ms(m.hi),
+		float64(m.wall)/float64(f.wall), float64(m.wall)/float64(wallTarget), ms(m.cpu), float64(m.cpu)/float64(f.cpu),
+		float64(m.rss)/(1<<20), float64(m.rss)/float64(rssTarget), states, changed)
 }
 
-// medians returns the median wall time and peak RSS, and the fastest and
-// slowest wall time.
-func medians(xs []sample) (wall time.Duration, rss int64, lo, hi time.Duration) {
+// stats are the medians of a run's samples (wall time, CPU time, peak
+// RSS) and its fastest and slowest wall time.
+type stats struct {
+	wall, cpu, lo, hi time.Duration
+	rss               int64
+}
+
+func medians(xs []sample) stats {
 	walls := make([]time.Duration, len(xs))
+	cpus := make([]time.Duration, len(xs))
 	rsss := make([]int64, len(xs))
 	for i, x := range xs {
-		walls[i], rsss[i] = x.wall, x.rss
+		walls[i], cpus[i], rsss[i] = x.wall, x.cpu, x.rss
 	}
 	slices.Sort(walls)
+	slices.Sort(cpus)
 	slices.Sort(rsss)
-	return walls[len(walls)/2], rsss[len(rsss)/2], walls[0], walls[len(walls)-1]
+	n := len(xs) / 2
+	return stats{wall: walls[n], cpu: cpus[n], rss: rsss[n], lo: walls[0], hi: walls[len(walls)-1]}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
