@@ -138,7 +138,7 @@ func ManageFile(m Manage, ret *Ret) (*Ret, error) {
 	case isLink && !m.Follow:
 		return replaceLink(m, name, ret)
 	case err == nil && (fi.Mode().IsRegular() || isLink):
-		return manageExisting(m, name, ret)
+		return manageExisting(m, name, ret, isLink)
 	}
 	return manageNew(m, name, ret)
 }
@@ -153,7 +153,7 @@ func replaceLink(m Manage, name string, ret *Ret) (*Ret, error) {
 	case m.Contents != nil:
 		data = []byte(*m.Contents)
 	default:
-		return manageExisting(m, name, ret)
+		return manageExisting(m, name, ret, true)
 	}
 	if err := CopyFile(data, name, backupMode(m), m.Opts); err != nil {
 		return ret.Fail(fmt.Sprintf("Failed to commit change: %s", err)), nil
@@ -167,12 +167,16 @@ func replaceLink(m Manage, name string, ret *Ret) (*Ret, error) {
 	return ret, nil
 }
 
-func manageExisting(m Manage, name string, ret *Ret) (*Ret, error) {
+// manageExisting updates an existing file; isLink reports that name
+// itself is a symlink. Only then, or for a backup (named after the real
+// path, as Salt names it), is the real path worth resolving: a
+// symlinked parent directory leads to the same file either way.
+func manageExisting(m Manage, name string, ret *Ret, isLink bool) (*Ret, error) {
 	real := name
-	if m.Follow {
+	backup := backupMode(m)
+	if m.Follow && (isLink || backup != "") {
 		real = realPath(name)
 	}
-	backup := backupMode(m)
 	cur, err := os.ReadFile(real)
 	if err != nil {
 		return ret.Fail(fmt.Sprintf("Failed to commit change: %s", err)), nil

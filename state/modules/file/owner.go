@@ -55,13 +55,10 @@ func (s *Stat) Map() *ordered.Map {
 // the CommandExecutionError "Path not found: <path>", which file.directory
 // relies on.
 func Stats(path, hashType string, follow bool) (*Stat, error) {
-	var fi os.FileInfo
-	var err error
-	if _, serr := os.Stat(path); serr != nil {
-		fi, err = os.Lstat(path)
-	} else if follow {
-		fi, err = os.Stat(path)
-	} else {
+	// A path that does not stat (a broken symlink) or is not followed is
+	// lstat'ed.
+	fi, err := os.Stat(path)
+	if err != nil || !follow {
 		fi, err = os.Lstat(path)
 	}
 	if err != nil {
