@@ -37,6 +37,18 @@ func (r *Runner) startParallel(ctx context.Context, f *states.Function, env *mod
 	// hands the child a frozen copy); the runner goes on writing the
 	// live one.
 	running := r.running.snapshot()
+	// Salt's parallel state is a process with its own copy of
+	// __context__; the goroutine gets its own copy of the job context,
+	// so that state functions caching in it never write one map from two
+	// goroutines.
+	penv := *env
+	if env.Context != nil {
+		penv.Context = make(map[string]any, len(env.Context))
+		for k, v := range env.Context {
+			penv.Context[k] = v
+		}
+	}
+	env = &penv
 	go func() {
 		defer close(p.done)
 		p.ret = r.runParallel(ctx, f, env, low, args, kwargs, reqs, running)
