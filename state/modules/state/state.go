@@ -1,7 +1,12 @@
 // Package state is Salt's `state` execution module (salt/modules/state.py):
-// state.apply, sls, highstate, single, sls_id and the show_* functions,
+// state.apply, sls, highstate, top, single, low, high, template,
+// template_str, sls_id, test, the show_* functions, sls_exists and
+// id_exists, the request family (request, check_request, clear_request,
+// run_request), disable/enable/list_disabled, clear_cache and running,
 // with Salt's return shapes and retcodes (0 success, 1 compile error, 2
-// failed state, 5 pillar failure).
+// failed state, 5 pillar failure). pause, resume and soft_kill are left
+// out: Salt's State honours them only with a job ID, which neither
+// salt-call --local nor salt-ssh gives it.
 package state
 
 import (
