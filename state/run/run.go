@@ -39,6 +39,10 @@ type Runner struct {
 	// Mock reports every state as "Not called, mocked" instead of running
 	// it (state.apply mock=True), keeping requisites and ordering.
 	Mock bool
+	// Refresh, when set, gathers grains and/or compiles pillar again into
+	// env after a state with reload_grains or reload_pillar (Salt's
+	// check_refresh); nil ignores those keywords.
+	Refresh func(ctx context.Context, env *modules.Env, grains, pillar bool)
 
 	runNum   int
 	pre      map[string]*ordered.Map

@@ -12,6 +12,7 @@ import (
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/grains" // grains.setval, copied into the fixture's registry
 	"github.com/brinesalt/brine/state/modules/saltutil"
+	filestate "github.com/brinesalt/brine/state/states/file"
 )
 
 // step is one call in a sequence: the JSON return must contain every
@@ -210,5 +211,50 @@ func TestRunningListsStateJobs(t *testing.T) {
 	want := []any{`The function "state.apply" is running as PID 4242 and was started at 2026, Dec 01 03:22:10.123456 with jid 20261201032210123456`}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("state.running (-want +got):\n%s", d)
+	}
+}
+
+// TestReloadPillarAndGrains writes the pillar file and the grains file
+// from states with reload_pillar and reload_grains, and reads them back
+// at run time (contents_pillar, contents_grains) in later states: they
+// see the new values, and without the keywords they would not.
+func TestReloadPillarAndGrains(t *testing.T) {
+	out := t.TempDir()
+	conf := t.TempDir()
+	sls := func(reload bool) string {
+		kw := ""
+		if reload {
+			kw = "    - reload_pillar: True\n    - reload_grains: True\n"
+		}
+		return "write_pillar:\n  file.managed:\n    - name: {{ opts['pillar_roots']['base'][0] }}/data.sls\n    - contents: 'k: new'\n" +
+			strings.Replace(kw, "    - reload_grains: True\n", "", 1) +
+			"write_grains:\n  file.managed:\n    - name: " + conf + "/grains\n    - contents: 'g: new'\n" +
+			strings.Replace(kw, "    - reload_pillar: True\n", "", 1) +
+			"read_pillar:\n  file.managed:\n    - name: " + out + "/p\n    - contents_pillar: k\n    - require:\n      - file: write_pillar\n" +
+			"read_grains:\n  file.managed:\n    - name: " + out + "/g\n    - contents_grains: g\n    - require:\n      - file: write_grains\n"
+	}
+	for _, reload := range []bool{false, true} {
+		f := newFixture(t, map[string]string{"r.sls": sls(reload)},
+			map[string]string{"top.sls": "base:\n  '*':\n    - data\n", "data.sls": "k: old\n"})
+		filestate.Register(f.states)
+		f.env.Opts.Set("conf_file", filepath.Join(conf, "minion"))
+		f.env.Opts.Set("enable_fqdns_grains", false)
+		f.env.Grains.Set("g", "old")
+		if err := os.WriteFile(filepath.Join(conf, "grains"), []byte("g: old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, rc, err := f.call(t, "state.sls", "r"); err != nil || rc != 0 {
+			t.Fatalf("reload=%v: state.sls r: rc %d, %v", reload, rc, err)
+		}
+		want := "old\n"
+		if reload {
+			want = "new\n"
+		}
+		for _, name := range []string{"p", "g"} {
+			b, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil || string(b) != want {
+				t.Errorf("reload=%v: %s = %q, %v; want %q", reload, name, b, err, want)
+			}
+		}
 	}
 }
