@@ -232,7 +232,11 @@ func (r *Runner) invokeWith(ctx context.Context, f *states.Function, env *module
 	}
 	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
 		Running: running.Get, Saltenv: saltenv, Template: r.Template}
-	res, err := safeRun(ctx, f, c)
+	err := r.formatSlots(ctx, env, args, kwargs)
+	var res *states.Result
+	if err == nil {
+		res, err = safeRun(ctx, f, c)
+	}
 	if err != nil {
 		name := args["name"]
 		if !modules.Truthy(name) {
