@@ -1,6 +1,7 @@
 package run
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -61,6 +62,26 @@ func FuzzParseFunction(f *testing.F) {
 		fun, _, kw, ok := parseFunction(s)
 		if ok && (fun == "" || kw == nil) {
 			t.Fatalf("parseFunction(%q) ok with fun %q, kwargs %v", s, fun, kw)
+		}
+	})
+}
+
+// FuzzParseUmask checks the umask keyword's parse: any value is refused
+// or gives permission bits, and what it accepts reads back the same.
+func FuzzParseUmask(f *testing.F) {
+	for _, s := range []string{"077", "0o22", "22", "0022", "999", "-1", "+7", "7_7", " 0O7 ", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := parseUmask(s)
+		if !ok {
+			return
+		}
+		if n < 0 || n > 0o777 {
+			t.Fatalf("parseUmask(%q) = %o", s, n)
+		}
+		if m, ok := parseUmask(strconv.FormatInt(int64(n), 8)); !ok || m != n {
+			t.Fatalf("parseUmask(%q) = %o, but its octal form reads as %o, %v", s, n, m, ok)
 		}
 	})
 }
