@@ -49,6 +49,9 @@ func (r *Runner) startParallel(ctx context.Context, f *states.Function, env *mod
 		}
 	}
 	env = &penv
+	// The runner may go on marking the chunk (__prereq__, __agg__) while
+	// the state runs: the goroutine reads its own copy.
+	low = low.Copy()
 	go func() {
 		defer close(p.done)
 		p.ret = r.runParallel(ctx, f, env, low, args, kwargs, reqs, running)
