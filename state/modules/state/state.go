@@ -84,6 +84,11 @@ func register(r *modules.Registry, m *module) {
 	}
 }
 
+// Outputter is the outputter Salt's state module asks for the return of
+// state function fun ("state.apply" → "highstate"); "" leaves the
+// caller's.
+func Outputter(fun string) string { return highstateOut[strings.TrimPrefix(fun, "state.")] }
+
 // highstateOut lists the functions whose return the highstate
 // outputter prints (salt/modules/state.py __outputter__); the others
 // return data for the caller's outputter.
