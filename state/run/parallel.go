@@ -3,8 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"time"
 
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -95,22 +93,16 @@ func (r *Runner) parallelRetry(ctx context.Context, f *states.Function, env *mod
 		if v := ret.Value("comment"); modules.Truthy(v) {
 			c = str(v)
 		}
-		ret.Set("comment", c+"  "+fmt.Sprintf("The state would be retried every %d seconds (with a splay of up to %d seconds) a maximum of %d times or until a result of %s is returned",
-			s.interval, s.splay, s.attempts, pyBool(s.until)))
+		ret.Set("comment", c+"  "+s.testComment())
 		return ret
 	}
 	for retries := 1; s.attempts >= retries; retries++ {
 		if ret.Value("result") == s.until {
 			break
 		}
-		interval := s.interval
-		if s.splay > 0 {
-			interval += rand.IntN(s.splay + 1)
-		}
-		select {
-		case <-ctx.Done():
+		interval, ok := s.wait(ctx)
+		if !ok {
 			return ret
-		case <-time.After(time.Duration(interval) * time.Second):
 		}
 		next := r.invokeWith(ctx, f, env, low, args, kwargs, reqs, running)
 		comment := ""

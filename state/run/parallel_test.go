@@ -3,7 +3,9 @@ package run_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,5 +125,48 @@ func TestParallelTestMode(t *testing.T) {
 	want := []string{`p.run <nil> Command "true" would have been executed`}
 	if d := cmp.Diff(want, out); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
+	}
+}
+
+// TestParallelRetry checks _call_parallel_target's retry loop, which
+// re-runs up to `attempts` times after the first run (State.call runs
+// `attempts` times in all), appends one "Attempt n" line per re-run, and
+// leaves `__parallel__` out of a retried return, as Salt does.
+func TestParallelRetry(t *testing.T) {
+	dir := t.TempDir()
+	count := func(name string) int {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return strings.Count(string(b), "x")
+	}
+	sls := fmt.Sprintf(`par:
+  cmd.run:
+    - name: "echo x >> %[1]s/par; exit 1"
+    - parallel: True
+    - retry:
+        attempts: 2
+        interval: 0
+seq:
+  cmd.run:
+    - name: "echo x >> %[1]s/seq; exit 1"
+    - retry:
+        attempts: 2
+        interval: 0
+`, dir)
+	res, errs, err := runner(false).CallHigh(context.Background(), high(t, sls))
+	if err != nil || len(errs) > 0 {
+		t.Fatalf("CallHigh: %v %v", err, errs)
+	}
+	if p, s := count("par"), count("seq"); p != 3 || s != 2 {
+		t.Errorf("runs: parallel %d, sequential %d; want 3 and 2", p, s)
+	}
+	var par *ordered.Map
+	for _, tag := range res.Tags() {
+		if strings.Contains(tag, "_|-par_|-") {
+			par, _ = res.Get(tag)
+		}
+	}
+	c := ordered.KeyString(par.Value("comment"))
+	if strings.Count(c, "Attempt ") != 2 || !strings.Contains(c, "Attempt 2: Returned a result of \"False\"") || par.Has("__parallel__") {
+		t.Errorf("parallel retry return: comment %q, __parallel__ %v", c, par.Value("__parallel__"))
 	}
 }
