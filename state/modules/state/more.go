@@ -240,12 +240,17 @@ func (m *module) running(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, fmt.Errorf("saltutil.is_running: %w", err)
 	}
 	jobs, _ := res.([]any)
+	self, _ := c.Pub.Value("__pub_jid").(string)
 	for _, j := range jobs {
 		jm, ok := j.(*ordered.Map)
 		if !ok {
 			continue
 		}
 		jid := ordered.KeyString(jm.Value("jid"))
+		if jid == self {
+			// Salt's proc-file reader leaves out the asking job itself.
+			continue
+		}
 		out = append(out, fmt.Sprintf("The function \"%s\" is running as PID %s and was started at %s with jid %s",
 			ordered.KeyString(jm.Value("fun")), ordered.KeyString(jm.Value("pid")), jidToTime(jid), jid))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/grains" // grains.setval, copied into the fixture's registry
+	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/modules/saltutil"
 	filestate "github.com/brinesalt/brine/state/states/file"
 )
@@ -203,8 +204,9 @@ func TestRunningListsStateJobs(t *testing.T) {
 	jobs := saltutil.NewJobRegistry()
 	jobs.Add(saltutil.Job{JID: "20261201032210123456", Fun: "state.apply", Pid: 4242})
 	jobs.Add(saltutil.Job{JID: "20261201032211000000", Fun: "test.ping", Pid: 4243})
+	jobs.Add(saltutil.Job{JID: "20261201032212000000", Fun: "state.running", Pid: 4244})
 	f.env.Context = map[string]any{saltutil.ContextKey: jobs}
-	got, err := f.env.Run(context.Background(), "state.running", nil, nil)
+	got, err := f.env.Run(context.Background(), "state.running", nil, ordered.FromPairs("__pub_jid", "20261201032212000000"))
 	if err != nil {
 		t.Fatal(err)
 	}
