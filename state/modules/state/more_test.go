@@ -11,8 +11,8 @@ import (
 
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/grains" // grains.setval, copied into the fixture's registry
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/modules/saltutil"
+	"github.com/brinesalt/brine/state/ordered"
 	filestate "github.com/brinesalt/brine/state/states/file"
 )
 
