@@ -17,6 +17,8 @@ import (
 // tree is a generated minion configuration and file_roots.
 type tree struct {
 	etc, out, cache string
+	trash           string // where reset moves old output and caches
+	resets          int
 	shape           treeShape
 }
 
@@ -24,7 +26,8 @@ type tree struct {
 // which takes the reverse lookups of the host's addresses (up to 250 ms
 // when the resolver does not answer) out of the grains.
 func newTree(work string, shape treeShape, fqdns bool) (*tree, error) {
-	t := &tree{etc: filepath.Join(work, "etc"), out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"), shape: shape}
+	t := &tree{etc: filepath.Join(work, "etc"), out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"),
+		trash: filepath.Join(work, "trash"), shape: shape}
 	srv := filepath.Join(work, "srv")
 	if err := os.MkdirAll(t.etc, 0o755); err != nil {
 		return nil, err
@@ -43,10 +46,23 @@ func newTree(work string, shape treeShape, fqdns bool) (*tree, error) {
 }
 
 // reset empties the target directory and the minion cache, so the next
-// run is a first run.
+// run is a first run. They are moved aside, not deleted: ext4 makes a
+// new inode slower the more inodes were deleted nearby in the last
+// seconds (recently_deleted in ext4_create), so deleting 500 files
+// before every run would measure the bench's own churn — and charge it
+// to whoever runs next — rather than a first run on a host. The moved
+// trees go when the bench's work directory is removed at the end.
 func (t *tree) reset() error {
+	t.resets++
 	for _, d := range []string{t.out, t.cache} {
-		if err := os.RemoveAll(d); err != nil {
+		if _, err := os.Lstat(d); err != nil {
+			continue
+		}
+		trash := filepath.Join(t.trash, fmt.Sprintf("%d-%s", t.resets, filepath.Base(d)))
+		if err := os.MkdirAll(t.trash, 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(d, trash); err != nil {
 			return err
 		}
 	}
