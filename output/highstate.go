@@ -185,14 +185,20 @@ func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOption
 	counts := map[string]int{}
 	var lines []string
 	nchanges := 0
-	var total float64
+	// Parallel states overlap: the total adds only the longest of them
+	// to the sum of the others (salt/output/highstate.py pdurations).
+	var total, maxParallel float64
 	for _, e := range entries {
 		res := e.ret.Value("result")
 		counts[ordered.KeyString(res)]++
-		if d, ok := e.ret.Value("duration").(float64); ok {
+		d, _ := e.ret.Value("duration").(float64)
+		if n, ok := e.ret.Value("duration").(int); ok {
+			d = float64(n)
+		}
+		if e.ret.Has("__parallel__") {
+			maxParallel = max(maxParallel, d)
+		} else {
 			total += d
-		} else if d, ok := e.ret.Value("duration").(int); ok {
-			total += float64(d)
 		}
 		changed, ctext := formatChanges(e.ret.Value("changes"), opts)
 		if changed {
@@ -227,7 +233,7 @@ func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOption
 		}
 		lines = append(lines, stateLines(e, comps, tcolor, ctext, ho, c)...)
 	}
-	return hcolor, append(lines, summary(host, counts, nchanges, total, ho, c)...)
+	return hcolor, append(lines, summary(host, counts, nchanges, total+maxParallel, ho, c)...)
 }
 
 func pyStr(v any) string { return ordered.KeyString(v) }

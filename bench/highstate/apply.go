@@ -17,6 +17,8 @@ import (
 // tree is a generated minion configuration and file_roots.
 type tree struct {
 	etc, out, cache string
+	trash           string // where reset moves old output and caches
+	resets          int
 	shape           treeShape
 }
 
@@ -24,7 +26,8 @@ type tree struct {
 // which takes the reverse lookups of the host's addresses (up to 250 ms
 // when the resolver does not answer) out of the grains.
 func newTree(work string, shape treeShape, fqdns bool) (*tree, error) {
-	t := &tree{etc: filepath.Join(work, "etc"), out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"), shape: shape}
+	t := &tree{etc: filepath.Join(work, "etc"), out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"),
+		trash: filepath.Join(work, "trash"), shape: shape}
 	srv := filepath.Join(work, "srv")
 	if err := os.MkdirAll(t.etc, 0o755); err != nil {
 		return nil, err
@@ -43,10 +46,23 @@ func newTree(work string, shape treeShape, fqdns bool) (*tree, error) {
 }
 
 // reset empties the target directory and the minion cache, so the next
-// run is a first run.
+// run is a first run. They are moved aside, not deleted: ext4 makes a
+// new inode slower the more inodes were deleted nearby in the last
+// seconds (recently_deleted in ext4_create), so deleting 500 files
+// before every run would measure the bench's own churn — and charge it
+// to whoever runs next — rather than a first run on a host. The moved
+// trees go when the bench's work directory is removed at the end.
 func (t *tree) reset() error {
+	t.resets++
 	for _, d := range []string{t.out, t.cache} {
-		if err := os.RemoveAll(d); err != nil {
+		if _, err := os.Lstat(d); err != nil {
+			continue
+		}
+		trash := filepath.Join(t.trash, fmt.Sprintf("%d-%s", t.resets, filepath.Base(d)))
+		if err := os.MkdirAll(t.trash, 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(d, trash); err != nil {
 			return err
 		}
 	}
@@ -57,7 +73,8 @@ func (t *tree) reset() error {
 // state run reported.
 type sample struct {
 	wall            time.Duration
-	rss             int64 // bytes
+	cpu             time.Duration // user + system time of the process
+	rss             int64         // bytes
 	states, changed int
 }
 
@@ -101,7 +118,8 @@ func (r *runner) exec(ctx context.Context, timeout time.Duration) (sample, error
 		return sample{}, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	s := sample{wall: wall, rss: ru.Maxrss << 10}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	s := sample{wall: wall, cpu: cpu, rss: ru.Maxrss << 10}
 	if r.check {
 		if err := s.count(stdout.Bytes(), r.tree.shape.states()); err != nil {
 			return sample{}, err
@@ -142,27 +160,35 @@ func (r *runner) print(floor *runner) {
 }
 
 func printRow(name, run string, xs, floor []sample, counted bool) {
-	w, rss, lo, hi := medians(xs)
-	fw, _, _, _ := medians(floor)
+	m, f := medians(xs), medians(floor)
 	states, changed := "—", "—"
 	if counted {
 		states, changed = fmt.Sprint(xs[0].states), fmt.Sprint(xs[len(xs)/2].changed)
 	}
-	fmt.Printf("| %s | %s | %s | %s – %s | %.2f | %.2f | %.1f MB | %.2f | %s | %s |\n", name, run, ms(w), ms(lo), ms(hi),
-		float64(w)/float64(fw), float64(w)/float64(wallTarget), float64(rss)/(1<<20), float64(rss)/float64(rssTarget), states, changed)
+	fmt.Printf("| %s | %s | %s | %s – %s | %.2f | %.2f | %s | %.2f | %.1f MB | %.2f | %s | %s |\n", name, run, ms(m.wall), ms(m.lo), ms(m.hi),
+		float64(m.wall)/float64(f.wall), float64(m.wall)/float64(wallTarget), ms(m.cpu), float64(m.cpu)/float64(f.cpu),
+		float64(m.rss)/(1<<20), float64(m.rss)/float64(rssTarget), states, changed)
 }
 
-// medians returns the median wall time and peak RSS, and the fastest and
-// slowest wall time.
-func medians(xs []sample) (wall time.Duration, rss int64, lo, hi time.Duration) {
+// stats are the medians of a run's samples (wall time, CPU time, peak
+// RSS) and its fastest and slowest wall time.
+type stats struct {
+	wall, cpu, lo, hi time.Duration
+	rss               int64
+}
+
+func medians(xs []sample) stats {
 	walls := make([]time.Duration, len(xs))
+	cpus := make([]time.Duration, len(xs))
 	rsss := make([]int64, len(xs))
 	for i, x := range xs {
-		walls[i], rsss[i] = x.wall, x.rss
+		walls[i], cpus[i], rsss[i] = x.wall, x.cpu, x.rss
 	}
 	slices.Sort(walls)
+	slices.Sort(cpus)
 	slices.Sort(rsss)
-	return walls[len(walls)/2], rsss[len(rsss)/2], walls[0], walls[len(walls)-1]
+	n := len(xs) / 2
+	return stats{wall: walls[n], cpu: cpus[n], rss: rsss[n], lo: walls[0], hi: walls[len(walls)-1]}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

@@ -30,6 +30,7 @@ const (
 
 func main() {
 	bin := flag.String("bin", "bin", "directory with Brine's salt-call")
+	baseline := flag.String("baseline", "", "directory with another build of Brine's salt-call (before a change), run side by side")
 	reps := flag.Int("reps", 5, "repetitions of each run")
 	groups := flag.Int("groups", 10, "SLS files in the highstate")
 	perGroup := flag.Int("per-group", 50, "test states (and as many file states) per SLS")
@@ -45,7 +46,7 @@ func main() {
 	case *dump != "":
 		_, err = newTree(*dump, shape, true)
 	default:
-		err = run(context.Background(), *bin, *reps, shape, *timeout)
+		err = run(context.Background(), *bin, *baseline, *reps, shape, *timeout)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "highstate:", err)
@@ -53,7 +54,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, bin string, reps int, shape treeShape, timeout time.Duration) error {
+func run(ctx context.Context, bin, baseline string, reps int, shape treeShape, timeout time.Duration) error {
 	work, err := os.MkdirTemp("", "highstate-")
 	if err != nil {
 		return err
@@ -67,7 +68,13 @@ func run(ctx context.Context, bin string, reps int, shape treeShape, timeout tim
 	if err != nil {
 		return err
 	}
-	runners, saltErr, err := setup(work, self, brine, shape)
+	base := ""
+	if baseline != "" {
+		if base, err = filepath.Abs(filepath.Join(baseline, "salt-call")); err != nil {
+			return err
+		}
+	}
+	runners, saltErr, err := setup(work, self, brine, base, shape)
 	if err != nil {
 		return err
 	}
@@ -76,14 +83,14 @@ func run(ctx context.Context, bin string, reps int, shape treeShape, timeout tim
 	}
 	fmt.Printf("### Masterless highstate: `salt-call --local state.apply`, %d states (%d SLS files), medians of %d runs\n\n",
 		shape.states(), shape.groups, reps)
-	fmt.Println("| command | run | wall | min – max | × floor | × 200 ms target | peak RSS | × 100 MB target | states | changed |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| command | run | wall | min – max | × floor | × 200 ms target | CPU (user+sys) | × floor CPU | peak RSS | × 100 MB target | states | changed |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	floor := runners[0]
 	for _, r := range runners {
 		r.print(floor)
 	}
 	if saltErr != nil {
-		fmt.Printf("| Salt salt-call --local state.apply | — | not run: %v | | | | | | | |\n", saltErr)
+		fmt.Printf("| Salt salt-call --local state.apply | — | not run: %v | | | | | | | | | |\n", saltErr)
 	}
 	return nil
 }
@@ -98,8 +105,8 @@ type spec struct {
 
 // setup makes one runner per tool, each with its own tree in work: the
 // floor first, Brine with and without fqdns grains, real Salt if found
-// (saltErr says why not).
-func setup(work, self, brine string, shape treeShape) (runners []*runner, saltErr, err error) {
+// (saltErr says why not), and a baseline build of Brine when given.
+func setup(work, self, brine, baseline string, shape treeShape) (runners []*runner, saltErr, err error) {
 	floorArgv := func(t *tree) []string {
 		return []string{self, "-floor-write", t.out, "-groups", fmt.Sprint(shape.groups), "-per-group", fmt.Sprint(shape.perGroup)}
 	}
@@ -112,6 +119,9 @@ func setup(work, self, brine string, shape treeShape) (runners []*runner, saltEr
 		{"Go floor: write the 500 files / compare them", true, floorArgv, false},
 		{"Brine salt-call, default minion config", true, saltCall(brine), true},
 		{"Brine salt-call, enable_fqdns_grains: False", false, saltCall(brine), true},
+	}
+	if baseline != "" {
+		specs = append(specs, spec{"Brine baseline build, default minion config", true, saltCall(baseline), true})
 	}
 	salt, saltErr := realSalt(brine)
 	if saltErr == nil {
@@ -145,9 +155,15 @@ func realSalt(brine string) (string, error) {
 
 // repeat runs every runner's first and second run once per repetition,
 // the runners taking turns.
+// repeat runs every runner once per repetition, starting each
+// repetition with the next runner: ext4 makes a new inode slower the
+// more inodes were deleted nearby in the last seconds (recently_deleted
+// in ext4_create), so whoever runs right after the others' resets pays
+// for them; rotating spreads that cost over all runners.
 func repeat(ctx context.Context, runners []*runner, reps int, timeout time.Duration) error {
-	for range reps {
-		for _, r := range runners {
+	for rep := range reps {
+		for i := range runners {
+			r := runners[(rep+i)%len(runners)]
 			if err := r.once(ctx, timeout); err != nil {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}

@@ -79,14 +79,34 @@ func TestParseCompare(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
+	root := repoRoot(t)
+	suite := suiteDir(t, root)
+	runSuite(t, root, suite, filepath.Join(suite, "cases"), "")
+}
+
+// TestProjectCases runs the cases this repository adds in testdata,
+// written from Salt 3006's code for behaviour the shared suite does not
+// cover (parallel states, state.top, show_states, state.disable, …),
+// with the suite's run.py and compare.py, every comment compared. They
+// run in this package because run.py wipes /tmp/conf-* before each case.
+func TestProjectCases(t *testing.T) {
+	root := repoRoot(t)
+	suite := suiteDir(t, root)
+	runSuite(t, root, suite, filepath.Join(root, "internal", "conformance", "testdata", "cases"),
+		filepath.Join(root, "internal", "conformance", "testdata", "expected"), "--all-comments")
+}
+
+// runSuite builds salt-call, runs the cases in casesDir with the suite's
+// run.py and checks the outputs against expected ("" for the suite's
+// own) with its compare.py.
+func runSuite(t *testing.T, root, suite, casesDir, expected string, compareArgs ...string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs every conformance case")
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not available")
 	}
-	root := repoRoot(t)
-	suite := suiteDir(t, root)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "salt-call")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/salt-call")
@@ -95,7 +115,7 @@ func TestConformance(t *testing.T) {
 		t.Fatalf("build salt-call: %v\n%s", err, out)
 	}
 	actual := filepath.Join(tmp, "actual")
-	args := []string{filepath.Join(suite, "run.py"), bin, filepath.Join(suite, "cases"), actual}
+	args := []string{filepath.Join(suite, "run.py"), bin, casesDir, actual}
 	var only []string
 	if o := os.Getenv("BRINE_CONFORMANCE_ONLY"); o != "" {
 		for _, p := range strings.Split(o, ",") {
@@ -106,7 +126,11 @@ func TestConformance(t *testing.T) {
 	if out, err := exec.Command("python3", args...).CombinedOutput(); err != nil {
 		t.Fatalf("run.py: %v\n%s", err, out)
 	}
-	cmp := exec.Command("python3", append([]string{filepath.Join(suite, "compare.py"), actual}, only...)...)
+	cargs := append([]string{filepath.Join(suite, "compare.py"), actual}, only...)
+	if expected != "" {
+		cargs = append(cargs, "--expected", expected)
+	}
+	cmp := exec.Command("python3", append(cargs, compareArgs...)...)
 	out, _ := cmp.CombinedOutput()
 	failed, summary := parseCompare(out)
 	t.Log(summary)

@@ -32,9 +32,9 @@ import (
 // controller.
 func IsState(fun string) bool {
 	switch fun {
-	case "state.apply", "state.sls", "state.highstate", "state.test",
+	case "state.apply", "state.sls", "state.highstate", "state.test", "state.top", "state.template_str",
 		"state.show_sls", "state.show_low_sls", "state.show_highstate", "state.show_lowstate",
-		"state.show_top", "state.sls_exists":
+		"state.show_top", "state.show_states", "state.show_state_usage", "state.sls_exists", "state.id_exists":
 		return true
 	}
 	return false
@@ -74,10 +74,7 @@ func (s *States) Plan(fun string, args []any, kwargs *ordered.Map) func(context.
 		if err != nil {
 			return &sshexec.Plan{Done: true, Return: err.Error(), Retcode: 1}, nil
 		}
-		out := "highstate"
-		if strings.HasPrefix(fun, "state.show_") || fun == "state.sls_exists" {
-			out = ""
-		}
+		out := state.Outputter(fun)
 		if pr.HasDone {
 			rc, _ := env.Context["retcode"].(int)
 			return &sshexec.Plan{Done: true, Return: pr.Done, Retcode: rc, Out: out}, nil

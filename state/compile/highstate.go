@@ -46,6 +46,12 @@ type HighState struct {
 	TopErrors []string
 	// Log receives Salt's render failure messages; nil discards them.
 	Log *slog.Logger
+	// TopFile is the top file's path in each saltenv (opts state_top,
+	// set by state.top); "" is top.sls.
+	TopFile string
+	// TopSaltenv, when set, reads the top file from that saltenv only
+	// (opts state_top_saltenv).
+	TopSaltenv string
 
 	iorder int
 	avail  map[string][]string

@@ -39,18 +39,25 @@ func (h *HighState) GetTop(ctx context.Context) (*ordered.Map, error) {
 
 func (h *HighState) renderTops(ctx context.Context) (tops []envTop, failed bool, err error) {
 	envs := h.Files.Envs()
-	if h.Saltenv != "" {
+	switch {
+	case h.TopSaltenv != "":
+		envs = []string{h.TopSaltenv}
+	case h.Saltenv != "":
 		envs = []string{h.Saltenv}
 	}
+	topFile := "top.sls"
+	if h.TopFile != "" {
+		topFile = h.TopFile
+	}
 	for _, env := range envs {
-		src, ok, err := h.Files.ReadFile(ctx, "top.sls", env)
+		src, ok, err := h.Files.ReadFile(ctx, topFile, env)
 		if err != nil {
 			return nil, false, err
 		}
 		if !ok {
 			continue
 		}
-		data, err := h.Render(ctx, src, "top.sls", env, "top")
+		data, err := h.Render(ctx, src, topFile, env, "top")
 		if err != nil {
 			h.TopErrors = append(h.TopErrors, "Rendering Primary Top file failed, render error:\n"+err.Error())
 			h.log().Error("Unable to render top file: " + err.Error())

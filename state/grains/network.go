@@ -18,6 +18,21 @@ import (
 // fqdns is then partial, where Salt would wait out the resolver.
 const lookupTimeout = 250 * time.Millisecond
 
+// ifaceAddrs is it.Addrs() as netip addresses (one netlink dump per
+// interface; addrsByIndex makes one for all of them).
+func ifaceAddrs(it net.Interface) []netip.Addr {
+	addrs, _ := it.Addrs()
+	var out []netip.Addr
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(ipn.IP); ok {
+				out = append(out, ip.Unmap())
+			}
+		}
+	}
+	return out
+}
+
 type iface struct {
 	name        string
 	hwaddr      string
@@ -29,22 +44,18 @@ func interfaces() []iface {
 	if err != nil {
 		return nil
 	}
+	byIndex, err := addrsByIndex()
 	out := make([]iface, 0, len(ifs))
 	for _, it := range ifs {
 		f := iface{name: it.Name, hwaddr: it.HardwareAddr.String()}
 		if f.hwaddr == "" && it.Flags&net.FlagLoopback != 0 {
 			f.hwaddr = "00:00:00:00:00:00"
 		}
-		addrs, _ := it.Addrs()
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			ip, ok := netip.AddrFromSlice(ipn.IP)
-			if !ok {
-				continue
-			}
+		addrs := byIndex[it.Index]
+		if err != nil {
+			addrs = ifaceAddrs(it)
+		}
+		for _, ip := range addrs {
 			ip = ip.Unmap()
 			if ip.Is4() {
 				f.inet = append(f.inet, ip)

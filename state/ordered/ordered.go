@@ -34,7 +34,7 @@ func FromPairs(kv ...any) *Map {
 	if len(kv)%2 != 0 {
 		panic("ordered.FromPairs: odd argument count")
 	}
-	m := New()
+	m := NewSize(len(kv) / 2)
 	for i := 0; i < len(kv); i += 2 {
 		m.Set(kv[i], kv[i+1])
 	}
@@ -132,9 +132,18 @@ func (m *Map) Range(fn func(k, v any) bool) {
 
 // Copy returns a shallow copy.
 func (m *Map) Copy() *Map {
-	c := New()
+	c := NewSize(m.Len())
 	m.Range(func(k, v any) bool { c.Set(k, v); return true })
 	return c
+}
+
+// NewSize returns an empty Map with room for n keys, so that building a
+// map of known size allocates once.
+func NewSize(n int) *Map {
+	if n == 0 {
+		return New()
+	}
+	return &Map{keys: make([]any, 0, n), vals: make(map[any]any, n)}
 }
 
 // normKey folds the integer kinds onto int so that 1 from YAML and 1 from

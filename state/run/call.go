@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/modules"
@@ -41,8 +43,19 @@ func (r *Runner) VerifyData(low Chunk) []string {
 			if sls, ok := low.Get("__sls__"); ok {
 				in = fmt.Sprintf("in SLS '%s' ", str(sls))
 			}
-			return []string{fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, pyType(name))}
+			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, pyType(name)))
 		}
+	}
+	if v, ok := low.Get("umask"); ok {
+		low.Delete("umask")
+		if m, ok := parseUmask(v); ok {
+			low.Set("__umask__", m)
+		} else {
+			errs = append(errs, fmt.Sprintf("Invalid umask: %s", str(v)))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
 	}
 	errs = r.verifyFunction(low)
 	return append(errs, r.verifyRecursion(low)...)
@@ -157,8 +170,11 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 		if r.Mock {
 			ret = ordered.FromPairs("name", low.Value("name"), "comment", "Not called, mocked",
 				"changes", ordered.New(), "result", true)
+		} else if !isPre && truthy(low, "parallel") {
+			// A prereq's test run is never parallel (State.call).
+			ret = r.startParallel(ctx, f, &env, low, args, kwargs, reqs)
 		} else {
-			ret = r.invoke(ctx, f, &env, low, args, kwargs, reqs)
+			ret = r.invokeUmask(ctx, f, &env, low, args, kwargs, reqs)
 		}
 	}
 	if low.Has("check_cmd") && r.globalCheckCmd(low, f) {
@@ -171,11 +187,14 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	ret.Set("__sls__", low.Value("__sls__"))
 	ret.Set("__run_num__", r.nextRunNum())
 	r.logResult(ret)
+	r.checkRefresh(ctx, low)
 	end := r.now()
 	ret.Set("start_time", startTime(start))
 	ret.Set("duration", durationMS(end.Sub(start)))
 	ret.Set("__id__", low.Value("__id__"))
-	if low.Has("retry") {
+	// Salt retries here only without a `parallel` key, even parallel:
+	// False (State.call); a parallel state retries in its own run.
+	if low.Has("retry") && !low.Has("parallel") {
 		ret = r.retry(ctx, low, reqs, retries, ret, &env)
 	}
 	return ret
@@ -199,6 +218,11 @@ func (r *Runner) globalCheckCmd(low Chunk, f *states.Function) bool {
 // invoke calls the state function, turning a Go error into Salt's
 // "An exception occurred in this state" return.
 func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
+	return r.invokeWith(ctx, f, env, low, args, kwargs, reqs, r.running)
+}
+
+// invokeWith is invoke with the running dict the state function sees.
+func (r *Runner) invokeWith(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk, running *Results) *ordered.Map {
 	saltenv := "base"
 	if v, ok := low.Get("__env__"); ok {
 		saltenv = str(v)
@@ -207,8 +231,12 @@ func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.En
 		saltenv = str(v)
 	}
 	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
-		Running: r.running.Get, Saltenv: saltenv, Template: r.Template}
-	res, err := safeRun(ctx, f, c)
+		Running: running.Get, Saltenv: saltenv, Template: r.Template}
+	err := r.formatSlots(ctx, env, args, kwargs)
+	var res *states.Result
+	if err == nil {
+		res, err = safeRun(ctx, f, c)
+	}
 	if err != nil {
 		name := args["name"]
 		if !modules.Truthy(name) {
@@ -272,4 +300,42 @@ func (r *Runner) logResult(ret *ordered.Map) {
 	if c, _ := ret.Value("comment").(string); c != "" {
 		r.log().Error(c)
 	}
+}
+
+// checkRefresh is check_refresh's reload_grains and reload_pillar: after
+// the state ran, whatever its result, the next states see fresh grains
+// or pillar. (Its module reloads have nothing to do in Brine, whose
+// modules are compiled in.)
+func (r *Runner) checkRefresh(ctx context.Context, low Chunk) {
+	g, p := truthy(low, "reload_grains"), truthy(low, "reload_pillar")
+	if (g || p) && r.Refresh != nil && r.Env != nil {
+		r.Refresh(ctx, r.Env, g, p)
+	}
+}
+
+// parseUmask is verify_data's int(str(umask), 8): an octal number, with
+// an optional 0o prefix. YAML's `umask: 0022` arrives as the integer 22
+// (Salt's loader reads a leading zero as decimal) and so means 0o22.
+func parseUmask(v any) (int, bool) {
+	s := strings.ReplaceAll(strings.TrimSpace(str(v)), "_", "")
+	s = strings.TrimPrefix(s, "+")
+	if len(s) > 2 && (s[:2] == "0o" || s[:2] == "0O") {
+		s = s[2:]
+	}
+	n, err := strconv.ParseUint(s, 8, 32)
+	if err != nil || n > 0o777 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// invokeUmask is invoke under the chunk's umask keyword, as State.call
+// runs the state function in set_umask(low["__umask__"]). The umask is
+// the process's, as in Salt.
+func (r *Runner) invokeUmask(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
+	if m, ok := low.Value("__umask__").(int); ok {
+		old := syscall.Umask(m)
+		defer syscall.Umask(old)
+	}
+	return r.invoke(ctx, f, env, low, args, kwargs, reqs)
 }

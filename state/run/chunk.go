@@ -33,6 +33,7 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 	if r.fatal != nil {
 		return
 	}
+	low = r.modAggregate(ctx, low)
 	tag := states.Tag(low)
 	if !truthy(low, "prerequired") {
 		r.active[tag] = true
@@ -51,6 +52,10 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 			r.store(isPre, tag, r.call(ctx, low, nil, 1))
 			break
 		}
+		// A parallel state's first return is the placeholder, which has
+		// no changes, so its mod_watch always runs too (salt/state.py
+		// call_chunk). Salt then reads back whichever of the two runs
+		// wrote its cache file under the tag; Brine keeps mod_watch's.
 		ret := r.call(ctx, low, nil, 1)
 		if ret != nil && !changed(ret) && ret.Value("skip_watch") != true {
 			w := low.Copy()

@@ -156,7 +156,7 @@ func (r *Runner) runWatchers(ctx context.Context, watchers []Chunk, running *Res
 	if len(watchers) == 0 {
 		return nil
 	}
-	sub := &Runner{States: r.States, Env: r.Env, Failhard: r.Failhard, Log: r.Log, Now: r.Now, Template: r.Template,
+	sub := &Runner{States: r.States, Env: r.Env, Failhard: r.Failhard, Log: r.Log, Now: r.Now, Template: r.Template, Refresh: r.Refresh,
 		runNum: r.runNum, pre: r.pre}
 	res, err := sub.CallChunks(ctx, watchers)
 	if err != nil {

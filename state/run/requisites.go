@@ -130,7 +130,13 @@ func (r *Runner) lookupRun(kind, tag string) (*ordered.Map, bool) {
 		v, ok := r.pre[tag]
 		return v, ok
 	}
-	return r.running.Get(tag)
+	v, ok := r.running.Get(tag)
+	if ok {
+		// A parallel requisite is waited for (check_requisite's
+		// reconcile_procs loop).
+		r.reconcile(v)
+	}
+	return v, ok
 }
 
 func changed(ret *ordered.Map) bool {

@@ -57,3 +57,12 @@ func runNum(m *ordered.Map) int {
 	n, _ := m.Value("__run_num__").(int)
 	return n
 }
+
+// snapshot returns a copy of the set: the same returns, its own index.
+func (r *Results) snapshot() *Results {
+	c := &Results{tags: append([]string(nil), r.tags...), m: make(map[string]*ordered.Map, len(r.m))}
+	for k, v := range r.m {
+		c.m[k] = v
+	}
+	return c
+}

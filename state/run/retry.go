@@ -45,21 +45,15 @@ func (r *Runner) retry(ctx context.Context, low Chunk, reqs map[string][]Chunk, 
 	s := retryData(low.Value("retry"))
 	if env.Test {
 		c, _ := ret.Value("comment").(string)
-		ret.Set("comment", c+"  "+fmt.Sprintf("The state would be retried every %d seconds (with a splay of up to %d seconds) a maximum of %d times or until a result of %s is returned",
-			s.interval, s.splay, s.attempts, pyBool(s.until)))
+		ret.Set("comment", c+"  "+s.testComment())
 		return ret
 	}
 	if ret.Value("result") == s.until || s.attempts <= retries {
 		return ret
 	}
-	interval := s.interval
-	if s.splay > 0 {
-		interval += rand.IntN(s.splay + 1)
-	}
-	select {
-	case <-ctx.Done():
+	interval, ok := s.wait(ctx)
+	if !ok {
 		return ret
-	case <-time.After(time.Duration(interval) * time.Second):
 	}
 	next := r.call(ctx, low, reqs, retries+1)
 	if next == nil {
@@ -78,3 +72,24 @@ func (r *Runner) retry(ctx context.Context, low Chunk, reqs map[string][]Chunk, 
 }
 
 func pyBool(v any) string { return ordered.KeyString(v) }
+
+// wait sleeps for the retry interval plus a random splay and returns
+// the seconds waited; false when ctx ended first.
+func (s retrySpec) wait(ctx context.Context) (int, bool) {
+	interval := s.interval
+	if s.splay > 0 {
+		interval += rand.IntN(s.splay + 1)
+	}
+	select {
+	case <-ctx.Done():
+		return interval, false
+	case <-time.After(time.Duration(interval) * time.Second):
+		return interval, true
+	}
+}
+
+// testComment is what test=True appends to a retried state's comment.
+func (s retrySpec) testComment() string {
+	return fmt.Sprintf("The state would be retried every %d seconds (with a splay of up to %d seconds) a maximum of %d times or until a result of %s is returned",
+		s.interval, s.splay, s.attempts, pyBool(s.until))
+}

@@ -2,7 +2,10 @@
 // (3006): chunks run in order, and a chunk whose requisites have not run
 // pulls them forward first; requisite results decide whether a chunk runs,
 // is skipped, fires its mod_watch or fails; `listen` appends mod_watch
-// runs at the end.
+// runs at the end. `parallel: True` states run in their own goroutines
+// and are waited for by the states that require them; mod_aggregate
+// folds chunks together when state_aggregate asks for it; functions
+// listed in the state_runs_disabled grain fail without running.
 package run
 
 import (
@@ -36,6 +39,10 @@ type Runner struct {
 	// Mock reports every state as "Not called, mocked" instead of running
 	// it (state.apply mock=True), keeping requisites and ordering.
 	Mock bool
+	// Refresh, when set, gathers grains and/or compiles pillar again into
+	// env after a state with reload_grains or reload_pillar (Salt's
+	// check_refresh); nil ignores those keywords.
+	Refresh func(ctx context.Context, env *modules.Env, grains, pillar bool)
 
 	runNum   int
 	pre      map[string]*ordered.Map
@@ -45,6 +52,8 @@ type Runner struct {
 	index    chunkIndex
 	failhard bool
 	fatal    error
+	procs    map[*ordered.Map]*parallelProc // parallel states not yet reconciled
+	aggOpt   *any                           // state_aggregate, once read
 }
 
 func (r *Runner) now() time.Time {
@@ -103,7 +112,8 @@ func (r *Runner) init(chunks []Chunk) {
 // CallChunks runs ordered chunks (call_chunks).
 func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, error) {
 	r.init(chunks)
-	for _, low := range chunks {
+	defer r.reconcileAll()
+	for _, low := range r.dropDisabled(chunks) {
 		if r.failhard {
 			break
 		}
@@ -127,6 +137,7 @@ func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, erro
 func (r *Runner) RunChunk(ctx context.Context, low Chunk, chunks []Chunk) (*Results, error) {
 	r.init(chunks)
 	r.callChunk(ctx, low, 0)
+	r.reconcileAll()
 	return r.running, r.fatal
 }
 
@@ -181,6 +192,7 @@ func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 10
 func (r *Runner) Call(ctx context.Context, low Chunk) (*Results, error) {
 	r.init([]Chunk{low})
 	ret := r.call(ctx, low, nil, 1)
+	r.reconcileAll()
 	if r.fatal != nil {
 		return nil, r.fatal
 	}

@@ -311,7 +311,7 @@ func (d *decoder) mapping(n *Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := ordered.New()
+	m := ordered.NewSize(len(pairs))
 	for _, p := range pairs {
 		if err := d.entry(n, m, p, tag == tagSet); err != nil {
 			return nil, err

@@ -63,7 +63,16 @@ func resolveImplicit(value string) string {
 	if value == "" {
 		return tagNull
 	}
-	if !strings.ContainsRune(resolverFirst, rune(value[0])) {
+	switch c := value[0]; {
+	case !strings.ContainsRune(resolverFirst, rune(c)):
+		return tagStr
+	case strings.IndexByte("yYnNtTfFoO~<=", c) >= 0:
+		// The resolvers for these first characters match fixed
+		// spellings only: look them up instead of running the
+		// regular expressions on every key such as "file.managed".
+		if t, ok := fixedScalars[value]; ok {
+			return t
+		}
 		return tagStr
 	}
 	for _, r := range implicitResolvers {
@@ -72,6 +81,17 @@ func resolveImplicit(value string) string {
 		}
 	}
 	return tagStr
+}
+
+// fixedScalars are the whole plain scalars the bool, null, merge and
+// value resolvers match (their regular expressions above, without the
+// empty null), for values starting with one of their first characters.
+var fixedScalars = map[string]string{
+	"yes": tagBool, "Yes": tagBool, "YES": tagBool, "no": tagBool, "No": tagBool, "NO": tagBool,
+	"true": tagBool, "True": tagBool, "TRUE": tagBool, "false": tagBool, "False": tagBool, "FALSE": tagBool,
+	"on": tagBool, "On": tagBool, "ON": tagBool, "off": tagBool, "Off": tagBool, "OFF": tagBool,
+	"~": tagNull, "null": tagNull, "Null": tagNull, "NULL": tagNull,
+	"<<": tagMerge, "=": tagValue,
 }
 
 // resolverFirst holds every first character some implicit resolver takes.

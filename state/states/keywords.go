@@ -46,3 +46,9 @@ func Internal(key string) bool { return internalSet[key] }
 // IsRequisite reports whether key is a requisite keyword
 // (STATE_REQUISITE_KEYWORDS).
 func IsRequisite(key string) bool { return requisiteSet[key] }
+
+// RequisiteKeywords lists the requisite keywords and their _in forms
+// (STATE_REQUISITE_KEYWORDS and STATE_REQUISITE_IN_KEYWORDS).
+func RequisiteKeywords() []string {
+	return append(append([]string(nil), requisiteKeywords...), requisiteInKeywords...)
+}

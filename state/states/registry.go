@@ -37,6 +37,8 @@ type Registry struct {
 	mu      sync.RWMutex
 	funcs   map[string]*Function
 	virtual map[string]func(env *modules.Env) (bool, string)
+	// aggregates holds the modules' mod_aggregate functions.
+	aggregates map[string]Aggregate
 }
 
 // NewRegistry returns an empty registry.

@@ -138,7 +138,7 @@ func ManageFile(m Manage, ret *Ret) (*Ret, error) {
 	case isLink && !m.Follow:
 		return replaceLink(m, name, ret)
 	case err == nil && (fi.Mode().IsRegular() || isLink):
-		return manageExisting(m, name, ret)
+		return manageExisting(m, name, ret, isLink)
 	}
 	return manageNew(m, name, ret)
 }
@@ -153,7 +153,7 @@ func replaceLink(m Manage, name string, ret *Ret) (*Ret, error) {
 	case m.Contents != nil:
 		data = []byte(*m.Contents)
 	default:
-		return manageExisting(m, name, ret)
+		return manageExisting(m, name, ret, true)
 	}
 	if err := CopyFile(data, name, backupMode(m), m.Opts); err != nil {
 		return ret.Fail(fmt.Sprintf("Failed to commit change: %s", err)), nil
@@ -167,12 +167,16 @@ func replaceLink(m Manage, name string, ret *Ret) (*Ret, error) {
 	return ret, nil
 }
 
-func manageExisting(m Manage, name string, ret *Ret) (*Ret, error) {
+// manageExisting updates an existing file; isLink reports that name
+// itself is a symlink. Only then, or for a backup (named after the real
+// path, as Salt names it), is the real path worth resolving: a
+// symlinked parent directory leads to the same file either way.
+func manageExisting(m Manage, name string, ret *Ret, isLink bool) (*Ret, error) {
 	real := name
-	if m.Follow {
+	backup := backupMode(m)
+	if m.Follow && (isLink || backup != "") {
 		real = realPath(name)
 	}
-	backup := backupMode(m)
 	cur, err := os.ReadFile(real)
 	if err != nil {
 		return ret.Fail(fmt.Sprintf("Failed to commit change: %s", err)), nil
@@ -223,7 +227,12 @@ func manageNew(m Manage, name string, ret *Ret) (*Ret, error) {
 			return ret, err
 		}
 	}
-	umask := Umask()
+	// The umask only matters without a mode; reading it costs a read of
+	// /proc/self/status per file.
+	var umask uint32
+	if m.Mode == nil {
+		umask = Umask()
+	}
 	// newMode is set when the new file's contents are written straight
 	// into it below: Salt touches the file (with these permissions) and
 	// then copies the contents over it; one atomic write with the same
@@ -322,19 +331,21 @@ func writeNew(data []byte, name string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
 	}
-	return os.Rename(tmp.Name(), name)
+	if err != nil {
+		// Only a failed write leaves the temporary file behind.
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 func touchNew(name string, mask uint32) error {
@@ -371,21 +382,20 @@ func CopyFile(data []byte, dest, backupMode string, opts *ordered.Map) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
 	prev, statErr := os.Stat(dest)
-	if statErr == nil && (backupMode == "minion" || backupMode == "both") {
-		if err := backupMinion(dest, BackupRoot(opts)); err != nil {
-			return err
-		}
+	if err == nil && statErr == nil && (backupMode == "minion" || backupMode == "both") {
+		err = backupMinion(dest, BackupRoot(opts))
 	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
+	if err == nil {
+		err = os.Rename(tmp.Name(), dest)
+	}
+	if err != nil {
+		// Only a failed copy leaves the temporary file behind.
+		os.Remove(tmp.Name())
 		return err
 	}
 	if statErr == nil {

@@ -31,6 +31,8 @@ type Stat struct {
 	Type                string // file, dir, link, char, block, pipe, socket
 	Target              string
 	Sum                 string
+
+	path string // for Target, resolved only when Map needs it
 }
 
 // Map returns s in file.stats' key order.
@@ -42,6 +44,9 @@ func (s *Stat) Map() *ordered.Map {
 		m.Set("sum", s.Sum)
 	}
 	m.Set("type", s.Type)
+	if s.Target == "" && s.path != "" {
+		s.Target = realPath(s.path)
+	}
 	m.Set("target", s.Target)
 	return m
 }
@@ -50,13 +55,10 @@ func (s *Stat) Map() *ordered.Map {
 // the CommandExecutionError "Path not found: <path>", which file.directory
 // relies on.
 func Stats(path, hashType string, follow bool) (*Stat, error) {
-	var fi os.FileInfo
-	var err error
-	if _, serr := os.Stat(path); serr != nil {
-		fi, err = os.Lstat(path)
-	} else if follow {
-		fi, err = os.Stat(path)
-	} else {
+	// A path that does not stat (a broken symlink) or is not followed is
+	// lstat'ed.
+	fi, err := os.Stat(path)
+	if err != nil || !follow {
 		fi, err = os.Lstat(path)
 	}
 	if err != nil {
@@ -70,7 +72,7 @@ func Stats(path, hashType string, follow bool) (*Stat, error) {
 		Size: st.Size, Mode: octalMode(mode & 0o7777), Type: fileType(mode),
 	}
 	s.Atime, s.Mtime, s.Ctime = statTimes(st)
-	s.Target = realPath(path)
+	s.path = path
 	if hashType != "" {
 		if s.Sum, err = GetHash(path, hashType); err != nil {
 			return nil, err
@@ -113,18 +115,24 @@ func realPath(path string) string {
 
 // UIDToUser is file.uid_to_user: the name, or the uid itself.
 func UIDToUser(uid int) any {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		return u.Username
-	}
-	return uid
+	return userNames.name(uid, func(id string) (string, error) {
+		u, err := user.LookupId(id)
+		if err != nil {
+			return "", err
+		}
+		return u.Username, nil
+	})
 }
 
 // GIDToGroup is file.gid_to_group: the name, or the gid itself.
 func GIDToGroup(gid int) any {
-	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
-		return g.Name
-	}
-	return gid
+	return groupNames.name(gid, func(id string) (string, error) {
+		g, err := user.LookupGroupId(id)
+		if err != nil {
+			return "", err
+		}
+		return g.Name, nil
+	})
 }
 
 // UserToUID is file.user_to_uid: an int passes through, a name is looked
@@ -208,11 +216,13 @@ func SetMode(path string, mode string) (string, error) {
 	if err := os.Chmod(path, m); err != nil {
 		return "", modules.Errorf("chmod %s: %w", path, err)
 	}
-	st, err := Stats(path, "", true)
+	// Only the mode is wanted back: a plain stat, not file.stats' owner
+	// name lookups.
+	fi, err := os.Stat(path)
 	if err != nil {
-		return "", err
+		return "", modules.Errorf("Path not found: %s", path)
 	}
-	return st.Mode, nil
+	return octalMode(statMode(fi.Sys().(*syscall.Stat_t)) & 0o7777), nil
 }
 
 // ErrHashType is an unknown hash algorithm name.

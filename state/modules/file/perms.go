@@ -92,9 +92,13 @@ func CheckPerms(name string, ret *Ret, usr, grp, mode any, follow, test bool) (*
 			pc.comments = append(pc.comments, msg)
 		}
 	}
-	post, err := Stats(name, "", follow)
-	if err != nil {
-		return ret, perms, err
+	// Nothing was changed: the first look is still the file's state, so
+	// it is not stat'ed (and its owner names looked up) a second time.
+	post := cur
+	if changedMode || pc.chowned {
+		if post, err = Stats(name, "", follow); err != nil {
+			return ret, perms, err
+		}
 	}
 	pc.verifyOwner("user", usr, post.User, post.UID, pc.wantUser)
 	pc.verifyOwner("group", grp, post.Group, post.GID, pc.wantGroup)
@@ -118,6 +122,7 @@ type permCheck struct {
 	comments             []string
 	test, follow, isLink bool
 	wantUser, wantGroup  bool
+	chowned              bool // chown was attempted
 }
 
 // chown changes the owner when it differs (never in test mode) and puts
@@ -132,6 +137,7 @@ func (pc *permCheck) chown(cur *Stat, usr, grp any) {
 	if grp == nil {
 		grp = cur.Group
 	}
+	pc.chowned = true
 	msg, err := Chown(pc.name, usr, grp, pc.isLink && !pc.follow)
 	switch {
 	case err != nil:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
+	coregrains "github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -32,6 +33,11 @@ type job struct {
 	states   *states.Registry
 	log      *slog.Logger
 	plan     *PlanResult
+	// topFile and topSaltenv replace top.sls for state.top.
+	topFile, topSaltenv string
+	// override is the job's pillar= argument, merged again when a state
+	// asks for reload_pillar.
+	override *ordered.Map
 }
 
 func optsStrings(v any) []string {
@@ -96,6 +102,7 @@ func (m *module) newJob(ctx context.Context, env *modules.Env, kw *ordered.Map, 
 		envCopy.Opts = opts
 		j.env = &envCopy
 	}
+	j.override = override
 	p, err := j.compilePillar(ctx, override)
 	if err != nil {
 		return nil, err
@@ -233,6 +240,7 @@ func (j *job) renderFunc(files fileSource, pillarData func() *ordered.Map) compi
 func (j *job) highstate() *compile.HighState {
 	hs := compile.NewHighState(j.files, j.renderFunc(j.files, func() *ordered.Map { return j.pillar }), j.matcher(j.pillar))
 	hs.Saltenv = j.saltenv
+	hs.TopFile, hs.TopSaltenv = j.topFile, j.topSaltenv
 	hs.Log = j.log
 	if v, ok := j.env.Opts.Get("state_auto_order"); ok {
 		hs.AutoOrder = modules.Truthy(v)
@@ -247,7 +255,39 @@ func (j *job) runner() *run.Runner {
 	if env.Files == nil {
 		env.Files = j.files
 	}
-	return &run.Runner{States: j.states, Env: &env, Failhard: j.failhard, Log: j.log, Template: j.template(&env), Mock: j.mock}
+	return &run.Runner{States: j.states, Env: &env, Failhard: j.failhard, Log: j.log, Template: j.template(&env), Mock: j.mock,
+		Refresh: j.refresh}
+}
+
+// refresh is the reload_grains and reload_pillar half of check_refresh:
+// grains are gathered again as the job's caller gathered them at start
+// (core grains, the grains file, the `grains:` option), keeping the
+// values of grains that only the start-up gathering had (custom grain
+// executables run by the thin binary); pillar is compiled again with the
+// job's pillar= override. A failure keeps the old data and is logged,
+// as Salt logs and goes on.
+func (j *job) refresh(ctx context.Context, env *modules.Env, reGrains, rePillar bool) {
+	if reGrains {
+		g, err := coregrains.Gather(ctx, coregrains.GatherOptions{Opts: env.Opts})
+		if err != nil || g == nil {
+			j.log.Error("Unable to refresh grains", "err", err)
+		} else {
+			merged := env.Grains.Copy()
+			g.Range(func(k, v any) bool { merged.Set(k, v); return true })
+			if id, ok := env.Opts.Get("id"); ok {
+				merged.Set("id", id)
+			}
+			env.Grains = merged
+		}
+	}
+	if rePillar {
+		p, err := j.compilePillar(ctx, j.override)
+		if err != nil {
+			j.log.Error("Unable to refresh pillar", "err", err)
+			return
+		}
+		j.pillar, env.Pillar = p, p
+	}
 }
 
 // template renders file templates with Salt's context: grains, pillar,

@@ -137,18 +137,25 @@ func (m *module) showTop(ctx context.Context, c *modules.Call) (any, error) {
 	if len(j.pillarErrors(c.Kwargs)) > 0 {
 		return nil, errPillar(c.Env)
 	}
+	matches, errs, err := j.topMatches(ctx)
+	if err != nil || errs != nil {
+		return errs, err
+	}
+	return matches.Map(), nil
+}
+
+// topMatches is get_top, verify_tops and top_matches; a top file with
+// errors gives their list (retcode 1) instead of matches.
+func (j *job) topMatches(ctx context.Context) (*compile.Matches, any, error) {
 	hs := j.highstate()
 	top, err := hs.GetTop(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if errs := compile.VerifyTops(top); len(errs) > 0 {
-		setRetcode(c.Env, exCompilerError)
-		return strList(errs), nil
+		setRetcode(j.env, exCompilerError)
+		return nil, strList(errs), nil
 	}
 	matches, err := hs.TopMatches(top)
-	if err != nil {
-		return nil, err
-	}
-	return matches.Map(), nil
+	return matches, nil, err
 }

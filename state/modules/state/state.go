@@ -1,7 +1,12 @@
 // Package state is Salt's `state` execution module (salt/modules/state.py):
-// state.apply, sls, highstate, single, sls_id and the show_* functions,
+// state.apply, sls, highstate, top, single, low, high, template,
+// template_str, sls_id, test, the show_* functions, sls_exists and
+// id_exists, the request family (request, check_request, clear_request,
+// run_request), disable/enable/list_disabled, clear_cache and running,
 // with Salt's return shapes and retcodes (0 success, 1 compile error, 2
-// failed state, 5 pillar failure).
+// failed state, 5 pillar failure). pause, resume and soft_kill are left
+// out: Salt's State honours them only with a job ID, which neither
+// salt-call --local nor salt-ssh gives it.
 package state
 
 import (
@@ -57,14 +62,41 @@ func register(r *modules.Registry, m *module) {
 		{Name: "state.high", Spec: kw(modules.Param{Name: "data"}, opt("test", nil), opt("queue", false)), Fn: m.high},
 		{Name: "state.template_str", Spec: kw(modules.Param{Name: "tem"}, opt("queue", false)), Fn: m.templateStr},
 		{Name: "state.sls_exists", Spec: kw(modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.slsExists},
+		{Name: "state.id_exists", Spec: kw(modules.Param{Name: "ids"}, modules.Param{Name: "mods"}, opt("test", nil), opt("queue", false)), Fn: m.idExists},
+		{Name: "state.low", Spec: kw(modules.Param{Name: "data"}, opt("queue", nil)), Fn: m.low},
+		{Name: "state.template", Spec: kw(modules.Param{Name: "tem"}, opt("queue", nil)), Fn: m.template},
+		{Name: "state.top", Spec: kw(modules.Param{Name: "topfn"}, opt("test", nil), opt("queue", nil)), Fn: m.top},
+		{Name: "state.show_states", Spec: kw(opt("queue", nil)), Fn: m.showStates},
+		{Name: "state.show_state_usage", Spec: kw(opt("queue", nil)), Fn: m.showStateUsage},
+		{Name: "state.request", Spec: kw(opt("mods", nil)), Fn: m.request},
+		{Name: "state.check_request", Spec: kw(opt("name", nil)), Fn: m.checkRequest},
+		{Name: "state.clear_request", Spec: kw(opt("name", nil)), Fn: m.clearRequest},
+		{Name: "state.run_request", Spec: kw(opt("name", "default")), Fn: m.runRequest},
+		{Name: "state.disable", Spec: kw(modules.Param{Name: "states"}), Fn: m.disable},
+		{Name: "state.enable", Spec: kw(modules.Param{Name: "states"}), Fn: m.enable},
+		{Name: "state.list_disabled", Spec: kw(), Fn: m.listDisabled},
+		{Name: "state.clear_cache", Spec: kw(), Fn: m.clearCache},
+		{Name: "state.running", Spec: kw(opt("concurrent", false)), Fn: m.running},
 	} {
 		f.Doc = "Salt's " + f.Name
-		f.Outputter = "highstate"
-		if strings.HasPrefix(f.Name, "state.show_") || f.Name == "state.sls_exists" {
-			f.Outputter = "" // data, printed with the caller's outputter
-		}
+		f.Outputter = highstateOut[strings.TrimPrefix(f.Name, "state.")]
 		r.Register(f)
 	}
+}
+
+// Outputter is the outputter Salt's state module asks for the return of
+// state function fun ("state.apply" → "highstate"); "" leaves the
+// caller's.
+func Outputter(fun string) string { return highstateOut[strings.TrimPrefix(fun, "state.")] }
+
+// highstateOut lists the functions whose return the highstate
+// outputter prints (salt/modules/state.py __outputter__); the others
+// return data for the caller's outputter.
+var highstateOut = map[string]string{
+	"sls": "highstate", "sls_id": "highstate", "pkg": "highstate", "top": "highstate",
+	"single": "highstate", "highstate": "highstate", "template": "highstate",
+	"template_str": "highstate", "apply": "highstate", "test": "highstate",
+	"request": "highstate", "check_request": "highstate", "run_request": "highstate",
 }
 
 func setRetcode(env *modules.Env, rc int) {
@@ -212,11 +244,16 @@ func stopDisabled(l []any) bool {
 }
 
 func (m *module) apply(ctx context.Context, c *modules.Call) (any, error) {
-	if mods := c.Arg("mods"); modules.Truthy(mods) {
-		kw := c.Kwargs.Copy()
-		return m.runSLS(ctx, c.Env, mods, kw.Value("test"), kw.Value("exclude"), kw)
+	return m.applyWith(ctx, c.Env, c.Arg("mods"), c.Kwargs)
+}
+
+// applyWith is state.apply: state.sls with mods, else state.highstate.
+func (m *module) applyWith(ctx context.Context, env *modules.Env, mods any, kw *ordered.Map) (any, error) {
+	if modules.Truthy(mods) {
+		kw = kw.Copy()
+		return m.runSLS(ctx, env, mods, kw.Value("test"), kw.Value("exclude"), kw)
 	}
-	return m.runHighstate(ctx, c.Env, c.Kwargs.Value("test"), c.Kwargs)
+	return m.runHighstate(ctx, env, kw.Value("test"), kw)
 }
 
 func (m *module) testFn(ctx context.Context, c *modules.Call) (any, error) {
@@ -242,6 +279,10 @@ func pillarFailure(env *modules.Env, errs []any) any {
 }
 
 func (m *module) runSLS(ctx context.Context, env *modules.Env, mods, test, exclude any, kw *ordered.Map) (any, error) {
+	if msgs := disabledMods(env, mods); len(msgs) > 0 {
+		setRetcode(env, exCompilerError)
+		return msgs, nil
+	}
 	j, err := m.newJob(ctx, env, kw, test)
 	if err != nil {
 		return nil, err
@@ -315,10 +356,22 @@ func noStates(comment string) *ordered.Map {
 }
 
 func (m *module) runHighstate(ctx context.Context, env *modules.Env, test any, kw *ordered.Map) (any, error) {
+	if disabled(env, []string{"highstate"}) != nil {
+		// Salt returns this dict, with the string "False", and leaves
+		// the retcode alone (salt/modules/state.py highstate).
+		msg := "Salt highstate run is disabled. To re-enable, run state.enable highstate"
+		return ordered.FromPairs("name", msg, "result", "False", "comment", "Disabled"), nil
+	}
 	j, err := m.newJob(ctx, env, kw, test)
 	if err != nil {
 		return nil, err
 	}
+	return j.runHighstate(ctx, kw)
+}
+
+// runHighstate is call_highstate on the job's top file.
+func (j *job) runHighstate(ctx context.Context, kw *ordered.Map) (any, error) {
+	env := j.env
 	if errs := j.pillarErrors(kw); len(errs) > 0 {
 		return pillarFailure(env, errs), nil
 	}
@@ -395,10 +448,9 @@ func (m *module) single(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := j.runner()
-	if errs := r.VerifyData(low); len(errs) > 0 {
-		setRetcode(c.Env, exCompilerError)
-		return strList(errs), nil
+	r, bad := j.verifiedRunner(low)
+	if r == nil {
+		return bad, nil
 	}
 	res, err := r.Call(ctx, low)
 	if err != nil {

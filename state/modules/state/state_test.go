@@ -31,8 +31,9 @@ func tree(t *testing.T, files map[string]string) string {
 }
 
 type fixture struct {
-	reg *modules.Registry
-	env *modules.Env
+	reg    *modules.Registry
+	states *states.Registry
+	env    *modules.Env
 }
 
 func newFixture(t *testing.T, salt, pillar map[string]string) *fixture {
@@ -46,7 +47,7 @@ func newFixture(t *testing.T, salt, pillar map[string]string) *fixture {
 		"pillar_roots", ordered.FromPairs("base", []any{tree(t, pillar)}))
 	env := &modules.Env{Grains: ordered.FromPairs("id", "minion", "role", "web"), Opts: opts,
 		Registry: reg, Context: map[string]any{}}
-	return &fixture{reg: reg, env: env}
+	return &fixture{reg: reg, states: st, env: env}
 }
 
 // call runs fun with CLI-style arguments and returns the return, as

@@ -62,6 +62,7 @@ func Register(r *states.Registry) {
 	r.Register(states.Function{Name: "pkg.removed", Spec: specs["removed"], Fn: uninstall("remove")})
 	r.Register(states.Function{Name: "pkg.purged", Spec: specs["purged"], Fn: uninstall("purge")})
 	r.Register(states.Function{Name: "pkg.uptodate", Spec: specs["uptodate"], Fn: Uptodate})
+	r.RegisterAggregate("pkg", modAggregate)
 	r.Register(states.Function{Name: "pkg.mod_watch", Spec: modules.Spec{Params: []modules.Param{{Name: "name"}}, VarKw: true}, Fn: modWatch})
 }
 

@@ -30,19 +30,28 @@ type summary struct {
 // salt-call --local does, and summarises the return by "id fun".
 func applyDBSetup(t *testing.T, d *pkgtest.DBSetup, test bool) map[string]summary {
 	t.Helper()
+	return applySLS(t, d.SaltRoot, "db_setup", test, nil)
+}
+
+// applySLS runs state.apply sls from saltRoot through the real
+// registries, as salt-call --local does, with extra minion options, and
+// summarises the return by "id fun name".
+func applySLS(t *testing.T, saltRoot, sls string, test bool, extra *ordered.Map) map[string]summary {
+	t.Helper()
 	opts := ordered.FromPairs("id", "brinetest-minion", "file_client", "local",
-		"file_roots", ordered.FromPairs("base", []any{d.SaltRoot}),
+		"file_roots", ordered.FromPairs("base", []any{saltRoot}),
 		"pillar_roots", ordered.FromPairs("base", []any{t.TempDir()}))
 	grains := ordered.FromPairs("id", "brinetest-minion", "kernel", "Linux", "os", "Debian", "os_family", "Debian",
 		"osarch", "amd64", "cpuarch", "x86_64", "init", "unknown")
 	opts.Set("grains", grains)
+	extra.Range(func(k, v any) bool { opts.Set(k, v); return true })
 	env := &modules.Env{Grains: grains, Opts: opts, Registry: modules.Default, Pillar: ordered.New(),
-		Files: fileclient.New(map[string][]string{"base": {d.SaltRoot}}, []string{"base"}), Context: map[string]any{}}
+		Files: fileclient.New(map[string][]string{"base": {saltRoot}}, []string{"base"}), Context: map[string]any{}}
 	kw := ordered.New()
 	if test {
 		kw.Set("test", true)
 	}
-	ret, err := env.Run(context.Background(), "state.apply", []any{"db_setup"}, kw)
+	ret, err := env.Run(context.Background(), "state.apply", []any{sls}, kw)
 	if err != nil {
 		t.Fatalf("state.apply: %v", err)
 	}

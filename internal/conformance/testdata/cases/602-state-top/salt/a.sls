@@ -1,0 +1,2 @@
+a1:
+  test.succeed_without_changes: []

@@ -1,0 +1,4 @@
+include:
+  - a
+b1:
+  test.nop: []
