@@ -1,5 +1,5 @@
 # Brine: two commands set everything up on a fresh Debian 12 machine, as root.
-#   make demo   build, start throwaway sshd hosts, run salt-ssh on them, tear down
+#   make demo   build, start throwaway sshd hosts, run salt-ssh on them, promote them to minions, tear down
 #   make test   every test: unit, fuzz seeds, end-to-end on real sshd hosts, conformance
 SHELL := /bin/bash
 GO    ?= go

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # demo.sh BIN DIR: start three throwaway sshd hosts, run salt-ssh against
-# them with examples/roster-style settings, print the results, tear down.
+# them with examples/roster-style settings, promote them into minions of a
+# master on this machine, print the results, tear everything down.
 set -euo pipefail
 bin=$1 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir/etc"
-trap '"$bin/testhosts" down -dir "$dir/hosts" >/dev/null 2>&1 || true' EXIT
+master_pid=
+cleanup() {
+	[ -z "$master_pid" ] || kill "$master_pid" 2>/dev/null || true
+	"$bin/testhosts" down -dir "$dir/hosts" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
 
-"$bin/testhosts" up -n 3 -dir "$dir/hosts"
+"$bin/testhosts" up -n 3 -dir "$dir/hosts" | tee "$dir/up.txt"
+controller=$(awk '$1 == "controller:" {print $2}' "$dir/up.txt")
 
 # A private master config: keys, cache and known_hosts live in the demo dir,
 # the roster is the one the harness wrote (same format as examples/roster).
@@ -19,6 +26,8 @@ roster_file: $dir/hosts/roster
 file_roots:
   base:
     - $PWD/examples/salt
+interface: $controller
+sock_dir: $dir/sock
 CONF
 
 ssh_() { echo; echo "\$ salt-ssh $*"; "$bin/salt-ssh" -c "$dir/etc" "$@"; }
@@ -38,3 +47,15 @@ echo "demo: a second state.apply changes nothing:"
 echo
 echo "demo: thin binaries were sent once; later runs reuse them (-v timings):"
 "$bin/salt-ssh" -c "$dir/etc" -v '*' test.ping 2>&1 >/dev/null | sed 's/^/  /'
+
+echo
+echo "demo: from agentless host to minion: a master on $controller, then minion.bootstrap"
+"$bin/salt-master" -c "$dir/etc" -l warning >"$dir/master.log" 2>&1 &
+master_pid=$!
+for _ in $(seq 100); do [ -S "$dir/sock/brine-master.sock" ] && break; sleep 0.1; done
+ssh_ '*' minion.bootstrap master="$controller" --state-output terse
+salt_() { echo; echo "\$ salt $*"; "$bin/salt" -c "$dir/etc" "$@"; }
+echo; echo "\$ salt-key -L"; "$bin/salt-key" -c "$dir/etc" -L
+salt_ '*' test.ping
+salt_ -G 'os_family:Debian' cmd.run 'hostname'
+salt_ '*' state.apply test=True --state-output terse

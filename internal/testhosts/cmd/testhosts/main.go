@@ -126,7 +126,8 @@ func up(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, h := range c.Hosts() {
 		fmt.Fprintf(stdout, "%s\t%s\n", h.ID, h.Addr)
 	}
-	fmt.Fprintf(stdout, "roster: %s\nknown_hosts: %s\nkey: %s\n", c.RosterPath(), c.KnownHostsPath(), c.KeyPath())
+	fmt.Fprintf(stdout, "roster: %s\nknown_hosts: %s\nkey: %s\ncontroller: %s\n",
+		c.RosterPath(), c.KnownHostsPath(), c.KeyPath(), c.ControllerIP())
 	return nil
 }
 
