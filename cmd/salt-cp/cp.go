@@ -67,7 +67,7 @@ func (c *saltCP) run(ctx context.Context) int {
 }
 
 func (c *saltCP) request(fun string, arg []any) master.PublishRequest {
-	return master.PublishRequest{Tgt: c.tgt, TgtType: c.o.tgtType(), Fun: fun, Arg: arg, User: master.LocalUser(), Delimiter: c.o.delimiter}
+	return master.PublishRequest{Tgt: c.tgt, TgtType: c.o.tgtType, Fun: fun, Arg: arg, User: master.LocalUser(), Delimiter: c.o.delimiter}
 }
 
 // runOldstyle is SaltCP.run_oldstyle: every source file's contents in

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +20,7 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/internal/shutdown"
+	"github.com/brinesalt/brine/internal/targetopt"
 	"github.com/brinesalt/brine/master"
 )
 
@@ -36,23 +36,20 @@ func main() {
 // salt's extended set: -C is --chunked here, and there is no compound,
 // pillar or ipcidr matching, as in Salt.
 type options struct {
-	pcre, list, grain, grainPCRE, nodegroup bool
-	chunked, noCompression                  bool
-	timeout                                 int
-	out, configDir, logLevel, delimiter     string
-	outIndent                               int
-	noColor                                 bool
+	target                              *targetopt.Options
+	tgtType                             string // target.Type() once parsed
+	chunked, noCompression              bool
+	timeout                             int
+	out, configDir, logLevel, delimiter string
+	outIndent                           int
+	noColor                             bool
 }
 
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("salt-cp", pflag.ContinueOnError)
 	fs.SetInterspersed(true)
 	fs.SetOutput(stderr)
-	fs.BoolVarP(&o.pcre, "pcre", "E", false, "target minions by a regular expression on their ids")
-	fs.BoolVarP(&o.list, "list", "L", false, "target a comma- or space-separated list of minion ids")
-	fs.BoolVarP(&o.grain, "grain", "G", false, "target by grain value (key:value)")
-	fs.BoolVarP(&o.grainPCRE, "grain-pcre", "P", false, "target by grain value with a regular expression")
-	fs.BoolVarP(&o.nodegroup, "nodegroup", "N", false, "target a nodegroup from the master config")
+	o.target = targetopt.Register(fs, targetopt.Basic, nil)
 	fs.StringVar(&o.delimiter, "delimiter", "", "grain key delimiter")
 	fs.BoolVarP(&o.chunked, "chunked", "C", false, "chunked transfer: big files, directories, hash-checked")
 	fs.BoolVarP(&o.noCompression, "no-compression", "n", false, "do not gzip the chunks")
@@ -64,41 +61,6 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.configDir, "config-dir", "c", config.DefaultDir, "configuration directory")
 	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "console log level")
 	return fs
-}
-
-func (o *options) tgtType() string {
-	switch {
-	case o.pcre:
-		return "pcre"
-	case o.list:
-		return "list"
-	case o.grain:
-		return "grain"
-	case o.grainPCRE:
-		return "grain_pcre"
-	case o.nodegroup:
-		return "nodegroup"
-	}
-	return "glob"
-}
-
-// target is the parser's tgt: with -L a comma-separated list, or a
-// space-separated one when there is no comma.
-func (o *options) target(arg string) any {
-	if !o.list {
-		return arg
-	}
-	sep := " "
-	if strings.Contains(arg, ",") {
-		sep = ","
-	}
-	out := []any{}
-	for _, id := range strings.Split(arg, sep) {
-		if id != "" {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // defaultChunkSize is the master's salt_cp_chunk_size default.
@@ -114,6 +76,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(rest) < 3 {
 		fmt.Fprintln(stderr, "Usage: salt-cp [options] '<target>' SOURCE [SOURCE...] DEST")
 		fmt.Fprintln(stderr, "salt-cp: error: Insufficient arguments")
+		return 2
+	}
+	var err error
+	if o.tgtType, err = o.target.Type(); err != nil {
+		fmt.Fprintf(stderr, "salt-cp: error: %v\n", err)
 		return 2
 	}
 	log, err := logging.New(stderr, o.logLevel)
@@ -137,7 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cp := &saltCP{o: o, stdout: stdout, stderr: stderr, log: log, chunkSize: chunk,
-		tgt: o.target(rest[0]), dest: rest[len(rest)-1], sock: mo.LocalSocket(),
+		tgt: targetopt.Target(rest[0], o.tgtType), dest: rest[len(rest)-1], sock: mo.LocalSocket(),
 		timeout: time.Duration(o.timeout) * time.Second}
 	for _, s := range rest[1 : len(rest)-1] {
 		cp.src = append(cp.src, realPath(s))

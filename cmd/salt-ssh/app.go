@@ -202,7 +202,7 @@ func (a *app) stateWrapper() *wrapper.States {
 func (a *app) buildExecutor() error {
 	// Data-based targeting asks hosts for grains through the thin binary,
 	// even for a raw command.
-	needThin := !a.o.raw || needsData(a.o.tgtType())
+	needThin := !a.o.raw || needsData(a.o.tgtType)
 	var bundle *sshexec.Bundle
 	if needThin {
 		var err error
@@ -262,7 +262,7 @@ func thinSearchDir() string {
 // it arrives (or all at once with --static), and returns Salt's exit
 // code: 0, or 20 (EX_AGGREGATE) when any host failed.
 func (a *app) run(ctx context.Context) int {
-	if needsData(a.o.tgtType()) {
+	if needsData(a.o.tgtType) {
 		if err := a.selectByData(ctx); err != nil {
 			fmt.Fprintf(a.stderr, "salt-ssh: error: %v\n", err)
 			return 1

@@ -33,7 +33,7 @@ func (a *app) startJob() *jobRecord {
 	for i, s := range args {
 		arg[i] = s
 	}
-	load := ordered.FromPairs("jid", a.job.JID, "tgt_type", a.o.tgtType(), "tgt", a.o.target,
+	load := ordered.FromPairs("jid", a.job.JID, "tgt_type", a.o.tgtType, "tgt", a.o.target,
 		"user", currentUser(), "fun", fun, "arg", arg)
 	ids := make([]string, len(a.targets))
 	for i, t := range a.targets {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/brinesalt/brine/internal/targetopt"
 )
 
 // options mirror salt/utils/parsers.py SaltSSHOptionParser and the mixins
@@ -56,7 +58,8 @@ type options struct {
 	// public key on hosts reached by password.
 	keyDeploy bool
 
-	pcre, list, grain, grainPCRE, pillar, pillarPCRE, nodegroup, compound, ipcidr, rangeTgt bool
+	targets *targetopt.Options
+	tgtType string // the tgt_type targets chose, once parsed
 
 	out       string
 	outIndent int
@@ -77,6 +80,10 @@ type options struct {
 }
 
 // newFlagSet builds the option table; the test pins it.
+// sshTargets are salt-ssh's target options (SaltSSHOptionParser takes
+// ExtendedTargetOptionsMixIn, with range).
+var sshTargets = append(targetopt.Extended[:len(targetopt.Extended):len(targetopt.Extended)], targetopt.Range)
+
 func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("salt-ssh", pflag.ContinueOnError)
 	fs.SetInterspersed(true)
@@ -125,16 +132,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.scanPorts, "scan-ports", "22", "Comma-separated list of ports to scan in the scan roster.")
 	fs.Float64Var(&o.scanTimeout, "scan-timeout", 0.01, "Scanning socket timeout for the scan roster.")
 
-	fs.BoolVarP(&o.pcre, "pcre", "E", false, "Target is a regular expression on the minion id.")
-	fs.BoolVarP(&o.list, "list", "L", false, "Target is a comma-separated list of ids.")
-	fs.BoolVarP(&o.grain, "grain", "G", false, "Target by grain (uses the controller's grains cache).")
-	fs.BoolVarP(&o.grainPCRE, "grain-pcre", "P", false, "Target by grain with a regular expression.")
-	fs.BoolVarP(&o.pillar, "pillar", "I", false, "Target by pillar.")
-	fs.BoolVarP(&o.pillarPCRE, "pillar-pcre", "J", false, "Target by pillar with a regular expression.")
-	fs.BoolVarP(&o.nodegroup, "nodegroup", "N", false, "Target a nodegroup from the master config.")
-	fs.BoolVarP(&o.compound, "compound", "C", false, "Target with a compound expression.")
-	fs.BoolVarP(&o.ipcidr, "ipcidr", "S", false, "Target by subnet or IP.")
-	fs.BoolVarP(&o.rangeTgt, "range", "R", false, "Target with range expressions (not supported).")
+	o.targets = targetopt.Register(fs, sshTargets, map[string]string{
+		"grain": "target by grain value (key:value), from the controller's grains cache"})
 
 	fs.StringVar(&o.out, "out", "", "Print the output using the named outputter (nested, json, yaml, txt, raw, highstate, …).")
 	fs.StringVar(&o.out, "output", "", "Alias of --out.")
@@ -167,6 +166,10 @@ func parseArgs(argv []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("salt-ssh needs a target and a function (or a shell command with -r)")
 	}
 	o.target = rest[0]
+	var err error
+	if o.tgtType, err = o.targets.Type(); err != nil {
+		return nil, err
+	}
 	if o.raw {
 		o.args = rest[1:]
 	} else {
@@ -176,33 +179,6 @@ func parseArgs(argv []string, stderr io.Writer) (*options, error) {
 		o.wipe = true
 	}
 	return o, nil
-}
-
-// tgtType is the Salt tgt_type the flags select.
-func (o *options) tgtType() string {
-	switch {
-	case o.pcre:
-		return "pcre"
-	case o.list:
-		return "list"
-	case o.grain:
-		return "grain"
-	case o.grainPCRE:
-		return "grain_pcre"
-	case o.pillar:
-		return "pillar"
-	case o.pillarPCRE:
-		return "pillar_pcre"
-	case o.nodegroup:
-		return "nodegroup"
-	case o.compound:
-		return "compound"
-	case o.ipcidr:
-		return "ipcidr"
-	case o.rangeTgt:
-		return "range"
-	}
-	return "glob"
 }
 
 // rawCommand joins the -r arguments with spaces for the remote shell.

@@ -29,10 +29,10 @@ func needsData(kind string) bool {
 // rosterQuery is what the roster is asked for: the expression itself for
 // id-based targeting, every host for data-based targeting.
 func (a *app) rosterQuery() (tgt, kind string) {
-	if needsData(a.o.tgtType()) {
+	if needsData(a.o.tgtType) {
 		return "*", "glob"
 	}
-	return a.o.target, a.o.tgtType()
+	return a.o.target, a.o.tgtType
 }
 
 // selectByData narrows the roster's hosts to those whose cached grains
@@ -41,7 +41,7 @@ func (a *app) rosterQuery() (tgt, kind string) {
 // a host that cannot be reached is left out with a warning, as it cannot
 // be known to match.
 func (a *app) selectByData(ctx context.Context) error {
-	m, err := target.Compile(a.o.target, target.Kind(a.o.tgtType()), target.OptionsFromConfig(a.cfg.Raw))
+	m, err := target.Compile(a.o.target, target.Kind(a.o.tgtType), target.OptionsFromConfig(a.cfg.Raw))
 	if err != nil {
 		return fmt.Errorf("target %q: %w", a.o.target, err)
 	}
@@ -84,7 +84,7 @@ func (a *app) selectByData(ctx context.Context) error {
 // targets, and compound expressions with I@ or J@ (or nodegroups, which
 // may hold them).
 func (a *app) needsPillar() bool {
-	switch target.Kind(a.o.tgtType()) {
+	switch target.Kind(a.o.tgtType) {
 	case target.Pillar, target.PillarPCRE, target.PillarExact:
 		return true
 	case target.Compound:

@@ -16,6 +16,7 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/internal/shutdown"
+	"github.com/brinesalt/brine/internal/targetopt"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/state/ordered"
@@ -32,17 +33,17 @@ func main() {
 // options are salt's command-line options (salt/utils/parsers.py
 // SaltCMDOptionParser) that Brine implements.
 type options struct {
-	pcre, list, grain, grainPCRE, pillar, pillarPCRE, ipcidr, nodegroup, compound bool
-	batch                                                                         string
-	batchWait                                                                     float64
-	async, verbose, showJID                                                       bool
-	timeout, gatherJobTimeout                                                     int
-	out, configDir, logLevel, delimiter, ret                                      string
-	outIndent                                                                     int
-	noColor, forceColor                                                           bool
-	progress                                                                      bool
-	subset                                                                        int
-	retConfig, retKwargs                                                          string
+	target                                   *targetopt.Options
+	batch                                    string
+	batchWait                                float64
+	async, verbose, showJID                  bool
+	timeout, gatherJobTimeout                int
+	out, configDir, logLevel, delimiter, ret string
+	outIndent                                int
+	noColor, forceColor                      bool
+	progress                                 bool
+	subset                                   int
+	retConfig, retKwargs                     string
 	// Output options (salt/utils/parsers.py OutputOptionsMixIn and
 	// SaltCMDOptionParser).
 	static, hideTimeout, failhard, summary, outAppend, outputDiff bool
@@ -53,15 +54,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("salt", pflag.ContinueOnError)
 	fs.SetInterspersed(true)
 	fs.SetOutput(stderr)
-	fs.BoolVarP(&o.pcre, "pcre", "E", false, "target minions by a regular expression on their ids")
-	fs.BoolVarP(&o.list, "list", "L", false, "target a comma-separated list of minion ids")
-	fs.BoolVarP(&o.grain, "grain", "G", false, "target by grain value (key:value)")
-	fs.BoolVarP(&o.grainPCRE, "grain-pcre", "P", false, "target by grain value with a regular expression")
-	fs.BoolVarP(&o.pillar, "pillar", "I", false, "target by pillar value")
-	fs.BoolVarP(&o.pillarPCRE, "pillar-pcre", "J", false, "target by pillar value with a regular expression")
-	fs.BoolVarP(&o.ipcidr, "ipcidr", "S", false, "target by IP address or network")
-	fs.BoolVarP(&o.nodegroup, "nodegroup", "N", false, "target a nodegroup from the master config")
-	fs.BoolVarP(&o.compound, "compound", "C", false, "target with a compound expression")
+	o.target = targetopt.Register(fs, targetopt.Extended, nil)
 	fs.StringVarP(&o.batch, "batch-size", "b", "", "run in batches of N minions or N% of them")
 	fs.StringVar(&o.batch, "batch", "", "alias of --batch-size")
 	fs.Float64Var(&o.batchWait, "batch-wait", 0, "seconds to wait after a minion returns before starting the next")
@@ -102,20 +95,6 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-func (o *options) tgtType() string {
-	for _, x := range []struct {
-		set  bool
-		kind string
-	}{{o.pcre, "pcre"}, {o.list, "list"}, {o.grain, "grain"}, {o.grainPCRE, "grain_pcre"},
-		{o.pillar, "pillar"}, {o.pillarPCRE, "pillar_pcre"}, {o.ipcidr, "ipcidr"},
-		{o.nodegroup, "nodegroup"}, {o.compound, "compound"}} {
-		if x.set {
-			return x.kind
-		}
-	}
-	return "glob"
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := newFlagSet(&o, stderr)
@@ -125,6 +104,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rest := fs.Args()
 	if len(rest) < 2 {
 		fmt.Fprintln(stderr, "Usage: salt [options] '<target>' <function> [arguments]")
+		return 2
+	}
+	tgtType, err := o.target.Type()
+	if err != nil {
+		fmt.Fprintf(stderr, "salt: error: %v\n", err)
 		return 2
 	}
 	log, err := logging.New(stderr, o.logLevel)
@@ -148,10 +132,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.gatherJobTimeout > 0 {
 		mo.GatherJobTimeout = time.Duration(o.gatherJobTimeout) * time.Second
 	}
-	var tgt any = rest[0]
-	if o.list {
-		tgt = splitList(rest[0])
-	}
+	tgt := targetopt.Target(rest[0], tgtType)
 	jobArgs := make([]any, 0, len(rest)-2)
 	for _, a := range rest[2:] {
 		jobArgs = append(jobArgs, a)
@@ -167,7 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		c.outW = f
 	}
-	req := master.PublishRequest{Tgt: tgt, TgtType: o.tgtType(), Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: master.LocalUser(),
+	req := master.PublishRequest{Tgt: tgt, TgtType: tgtType, Fun: rest[1], Arg: jobArgs, Ret: o.ret, User: master.LocalUser(),
 		Delimiter: o.delimiter, RetConfig: o.retConfig}
 	if o.retKwargs != "" {
 		// salt/cli/salt.py passes --return_kwargs through yamlify_arg;
@@ -185,18 +166,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return c.runBatch(ctx, req)
 	}
 	return c.runOnce(ctx, req)
-}
-
-func splitList(s string) []any {
-	var out []any
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			if i > start {
-				out = append(out, s[start:i])
-			}
-			start = i + 1
-		}
-	}
-	return out
 }

@@ -161,3 +161,14 @@ func TestBatchTimedOut(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetOptionsExclusive: two target options are Salt's usage error
+// (exit 2) before anything is read or published.
+func TestTargetOptionsExclusive(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run(t.Context(), []string{"-E", "-G", "os:Debian", "test.ping", "-c", t.TempDir()}, io.Discard, &stderr)
+	want := "salt: error: The options --pcre/--grain are mutually exclusive. Please only choose one of them\n"
+	if code != 2 || stderr.String() != want {
+		t.Fatalf("exit %d, stderr %q; want 2, %q", code, stderr.String(), want)
+	}
+}
