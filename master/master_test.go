@@ -257,23 +257,7 @@ func TestFileServer(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "web", "index.html"), []byte("hello"), 0o600)
 	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
 	defer req.Close()
-	mp, sess := signIn(t, ctx, req, "m1")
-	key, _ := mp.Key(2048)
-	ask := func(load *ordered.Map) any {
-		t.Helper()
-		nonce := protocol.NewJID(time.Now()) + "000000000000"
-		rq, _ := crypt.PackageRequest(sess, key, "m1", load, nonce, time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
-		frame, _ := protocol.Marshal(rq)
-		raw, err := req.Do(ctx, frame)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := sess.Loads(mustBytes(t, raw), nonce)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	ask := asker(t, ctx, req, "m1")
 	r, err := protocol.ParseServeFileReply(ask((&protocol.ServeFileRequest{Path: "salt://web/index.html", Saltenv: "base"}).SaltMap()))
 	if err != nil || string(r.Data) != "hello" || r.Dest != "web/index.html" {
 		t.Fatalf("serve_file: %+v %v", r, err)
@@ -293,5 +277,28 @@ func TestFileServer(t *testing.T) {
 	ll, _ := protocol.FileLoad(protocol.CmdFileList, "", "base", "")
 	if l, _ := ask(ll).([]any); len(l) != 1 || l[0] != "web/index.html" {
 		t.Fatalf("file_list: %v", l)
+	}
+}
+
+// asker signs id in over req and returns a function that sends an "aes"
+// request load and returns the decrypted reply.
+func asker(t *testing.T, ctx context.Context, req *transport.Req, id string) func(*ordered.Map) any {
+	t.Helper()
+	mp, sess := signIn(t, ctx, req, id)
+	key, _ := mp.Key(2048)
+	return func(load *ordered.Map) any {
+		t.Helper()
+		nonce := protocol.NewJID(time.Now()) + "000000000000"
+		rq, _ := crypt.PackageRequest(sess, key, id, load, nonce, time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
+		frame, _ := protocol.Marshal(rq)
+		raw, err := req.Do(ctx, frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := sess.Loads(mustBytes(t, raw), nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }

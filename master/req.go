@@ -159,7 +159,12 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		protocol.CmdFileFind, protocol.CmdDirList, protocol.CmdFileListEmptyDirs, protocol.CmdSymlinkList:
 		ret = m.fileServer(cmd, load)
 	case protocol.CmdMasterOpts:
-		ret = ordered.FromPairs("file_roots", rootsMap(m.o.FileRoots), "pillar_roots", rootsMap(m.o.PillarRoots))
+		ret = m.masterOpts(load)
+	case protocol.CmdMasterTops:
+		// Brine has no master_tops modules; Salt's master answers {} when
+		// none is configured (salt/daemons/masterapi.py _master_tops),
+		// and a Salt minion's HighState iterates the answer.
+		ret = ordered.New()
 	default:
 		m.log.Warn("unknown request command", "id", req.ID, "cmd", cmd)
 		ret = false
@@ -248,16 +253,4 @@ func (m *Master) fireMinionEvent(e *ordered.Map) {
 	}
 	data, _ := e.Value("data").(*ordered.Map)
 	m.bus.Fire(tag, data)
-}
-
-func rootsMap(r map[string][]string) *ordered.Map {
-	out := ordered.New()
-	for env, dirs := range r {
-		l := make([]any, len(dirs))
-		for i, d := range dirs {
-			l[i] = d
-		}
-		out.Set(env, l)
-	}
-	return out
 }

@@ -19,6 +19,9 @@ const (
 	CmdSymlinkList       = "_symlink_list"
 	CmdFileEnvs          = "_file_envs"
 	CmdMasterOpts        = "_master_opts"
+	// CmdMasterTops asks for the master_tops (external top) matches of
+	// a minion (RemoteClient.master_tops): {cmd, id, opts[, grains]}.
+	CmdMasterTops = "_master_tops"
 )
 
 // ServeFileRequest asks for the chunk of path starting at Loc
