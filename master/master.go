@@ -47,6 +47,7 @@ type Master struct {
 	seen       map[string]time.Time // request nonces, for replay refusal
 	authed     sync.Map             // id -> time of last accepted _auth
 	dataMu     sync.RWMutex
+	mineMu     sync.Mutex            // serialises read-modify-write of mine banks
 	data       map[string]minionData // minion data cache (grains, pillar)
 	pubSock    *transport.Publisher
 	req        *transport.Router

@@ -160,6 +160,14 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		ret = m.fileServer(cmd, load)
 	case protocol.CmdMasterOpts:
 		ret = m.masterOpts(load)
+	case protocol.CmdMine:
+		ret = m.onMine(req.ID, load)
+	case protocol.CmdMineGet:
+		ret = m.onMineGet(req.ID, load)
+	case protocol.CmdMineDelete:
+		ret = m.onMineDelete(req.ID, load)
+	case protocol.CmdMineFlush:
+		ret = m.onMineFlush(req.ID)
 	case protocol.CmdMasterTops:
 		// Brine has no master_tops modules; Salt's master answers {} when
 		// none is configured (salt/daemons/masterapi.py _master_tops),

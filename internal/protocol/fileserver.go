@@ -24,6 +24,16 @@ const (
 	CmdMasterTops = "_master_tops"
 )
 
+// Mine commands a minion sends as "aes" requests (salt/modules/mine.py):
+// _mine {cmd, id, data[, clear]}, _mine_get {cmd, id, tgt, fun,
+// tgt_type}, _mine_delete {cmd, id, fun}, _mine_flush {cmd, id}.
+const (
+	CmdMine       = "_mine"
+	CmdMineGet    = "_mine_get"
+	CmdMineDelete = "_mine_delete"
+	CmdMineFlush  = "_mine_flush"
+)
+
 // ServeFileRequest asks for the chunk of path starting at Loc
 // (RemoteClient.get_file): {path, saltenv, cmd, [gzip], loc}.
 type ServeFileRequest struct {
