@@ -1,10 +1,6 @@
 package file
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"hash"
@@ -16,6 +12,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -225,25 +222,13 @@ func SetMode(path string, mode string) (string, error) {
 	return octalMode(statMode(fi.Sys().(*syscall.Stat_t)) & 0o7777), nil
 }
 
-// ErrHashType is an unknown hash algorithm name.
-var ErrHashType = errors.New("invalid hash type")
-
+// newHash is crypt.NewHash with Salt's file-module error text.
 func newHash(form string) (hash.Hash, error) {
-	switch form {
-	case "md5":
-		return md5.New(), nil
-	case "sha1":
-		return sha1.New(), nil
-	case "sha224":
-		return sha256.New224(), nil
-	case "sha256":
-		return sha256.New(), nil
-	case "sha384":
-		return sha512.New384(), nil
-	case "sha512":
-		return sha512.New(), nil
+	h, err := crypt.NewHash(form)
+	if err != nil {
+		return nil, modules.Errorf("Invalid hash type '%s'", form)
 	}
-	return nil, modules.Errorf("Invalid hash type '%s'", form)
+	return h, nil
 }
 
 // GetHash is file.get_hash: the hex digest of path.
