@@ -2,7 +2,6 @@ package output
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -80,7 +79,7 @@ func (e *pyJSONEncoder) encode(v any, level int) error {
 	case float64:
 		e.b.WriteString(jsonFloat(x))
 	case string:
-		e.b.WriteString(jsonString(x))
+		e.b.WriteString(ordered.QuoteJSON(x, false))
 	case []any:
 		if len(x) == 0 {
 			e.b.WriteString("[]")
@@ -102,7 +101,7 @@ func (e *pyJSONEncoder) encode(v any, level int) error {
 		return e.object(x, level)
 	default:
 		// json.dumps(default=repr): anything else becomes its repr string.
-		e.b.WriteString(jsonString(Repr(x)))
+		e.b.WriteString(ordered.QuoteJSON(Repr(x), false))
 	}
 	return nil
 }
@@ -127,7 +126,7 @@ func (e *pyJSONEncoder) object(m *ordered.Map, level int) error {
 			e.sep()
 		}
 		e.newline(level + 1)
-		e.b.WriteString(jsonString(jsonKey(en.key)))
+		e.b.WriteString(ordered.QuoteJSON(jsonKey(en.key), false))
 		e.b.WriteString(": ")
 		if err := e.encode(en.val, level+1); err != nil {
 			return err
@@ -161,36 +160,4 @@ func jsonFloat(f float64) string {
 		return "-Infinity"
 	}
 	return ordered.FormatFloat(f)
-}
-
-// jsonString is json's py_encode_basestring.
-func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

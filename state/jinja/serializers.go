@@ -66,7 +66,7 @@ func writeJSON(b *strings.Builder, v any, o jsonOpts, ind string, pretty bool, d
 			b.WriteString(ordered.FormatFloat(x))
 		}
 	case string:
-		b.WriteString(jsonQuote(x, o.ensureASCII))
+		b.WriteString(ordered.QuoteJSON(x, o.ensureASCII))
 	case *pyList, tuple:
 		items, _ := seqItems(x)
 		if len(items) == 0 {
@@ -113,7 +113,7 @@ func writeJSON(b *strings.Builder, v any, o jsonOpts, ind string, pretty bool, d
 			default:
 				ks = pyStr(k)
 			}
-			b.WriteString(jsonQuote(ks, o.ensureASCII))
+			b.WriteString(ordered.QuoteJSON(ks, o.ensureASCII))
 			b.WriteString(": ")
 			if err := writeJSON(b, x.Value(k), o, ind, pretty, depth+1); err != nil {
 				return err
@@ -133,54 +133,6 @@ func writeJSON(b *strings.Builder, v any, o jsonOpts, ind string, pretty bool, d
 		return typeErr("Object of type %s is not JSON serializable", typeName(v))
 	}
 	return nil
-}
-
-// jsonQuote is json.dumps for a str.
-func jsonQuote(s string, ascii bool) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || (ascii && r > 0x7e):
-				if r > 0xffff {
-					r1, r2 := utf16Pair(r)
-					b.WriteString(`\u` + hex4(r1) + `\u` + hex4(r2))
-				} else {
-					b.WriteString(`\u` + hex4(r))
-				}
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func hex4(r rune) string {
-	s := strconv.FormatInt(int64(r), 16)
-	return strings.Repeat("0", 4-len(s)) + s
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }
 
 func fYAML(r *runner, v any, args []any, kw *ordered.Map) (any, error) {
