@@ -83,11 +83,24 @@ func DefaultMaster(dir string) *Master {
 // line.
 func LoadMaster(dir string, log *slog.Logger) (*Master, error) {
 	m := DefaultMaster(dir)
-	raw := ordered.New()
-	if err := mergeFile(raw, m.File, true); err != nil {
+	raw, err := readWithIncludes(dir, m.File, "master.d/*.conf")
+	if err != nil {
 		return nil, err
 	}
-	include := "master.d/*.conf"
+	if err := m.apply(raw, log); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readWithIncludes merges the main file (optional) and then the files
+// its default_include glob names (relative to dir; include by default),
+// in name order, later files overriding earlier ones.
+func readWithIncludes(dir, main, include string) (*ordered.Map, error) {
+	raw := ordered.New()
+	if err := mergeFile(raw, main, true); err != nil {
+		return nil, err
+	}
 	if s, ok := raw.Value("default_include").(string); ok && s != "" {
 		include = s
 	}
@@ -101,10 +114,7 @@ func LoadMaster(dir string, log *slog.Logger) (*Master, error) {
 			return nil, err
 		}
 	}
-	if err := m.apply(raw, log); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return raw, nil
 }
 
 func mergeFile(dst *ordered.Map, path string, optional bool) error {

@@ -78,23 +78,9 @@ func init() {
 // means all defaults.
 func LoadMinion(dir string, log *slog.Logger) (*Minion, error) {
 	m := DefaultMinion(dir)
-	raw := ordered.New()
-	if err := mergeFile(raw, m.File, true); err != nil {
+	raw, err := readWithIncludes(dir, m.File, "minion.d/*.conf")
+	if err != nil {
 		return nil, err
-	}
-	include := "minion.d/*.conf"
-	if s, ok := raw.Value("default_include").(string); ok && s != "" {
-		include = s
-	}
-	if !filepath.IsAbs(include) {
-		include = filepath.Join(dir, include)
-	}
-	extra, _ := filepath.Glob(include)
-	sort.Strings(extra)
-	for _, f := range extra {
-		if err := mergeFile(raw, f, false); err != nil {
-			return nil, err
-		}
 	}
 	if err := m.Apply(raw, log); err != nil {
 		return nil, err
