@@ -87,37 +87,12 @@ func (p *parser) parseCondexpr() (expr, error) {
 	return e, nil
 }
 
-func (p *parser) parseOr() (expr, error) {
-	line := p.cur().line
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.skipName("or") {
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l = &binExpr{pos{line}, "or", l, r}
-	}
-	return l, nil
-}
+// Jinja2's binary levels (jinja2/parser.py parse_or … parse_pow) are
+// left-associative: next (op next)*.
 
-func (p *parser) parseAnd() (expr, error) {
-	line := p.cur().line
-	l, err := p.parseNot()
-	if err != nil {
-		return nil, err
-	}
-	for p.skipName("and") {
-		r, err := p.parseNot()
-		if err != nil {
-			return nil, err
-		}
-		l = &binExpr{pos{line}, "and", l, r}
-	}
-	return l, nil
-}
+func (p *parser) parseOr() (expr, error) { return p.leftAssoc(p.parseAnd, p.names("or")) }
+
+func (p *parser) parseAnd() (expr, error) { return p.leftAssoc(p.parseNot, p.names("and")) }
 
 func (p *parser) parseNot() (expr, error) {
 	line := p.cur().line
@@ -167,22 +142,7 @@ func (p *parser) parseCompare() (expr, error) {
 	}
 }
 
-func (p *parser) parseMath1() (expr, error) {
-	line := p.cur().line
-	l, err := p.parseConcat()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("+") || p.isOp("-") {
-		op := p.next().val
-		r, err := p.parseConcat()
-		if err != nil {
-			return nil, err
-		}
-		l = &binExpr{pos{line}, op, l, r}
-	}
-	return l, nil
-}
+func (p *parser) parseMath1() (expr, error) { return p.leftAssoc(p.parseConcat, p.ops("+", "-")) }
 
 func (p *parser) parseConcat() (expr, error) {
 	line := p.cur().line
@@ -205,36 +165,49 @@ func (p *parser) parseConcat() (expr, error) {
 }
 
 func (p *parser) parseMath2() (expr, error) {
+	return p.leftAssoc(p.parsePow, p.ops("*", "/", "//", "%"))
+}
+
+func (p *parser) parsePow() (expr, error) {
+	return p.leftAssoc(func() (expr, error) { return p.parseUnary(true) }, p.ops("**"))
+}
+
+// leftAssoc parses next (op next)* into left-nested binExprs, op being
+// whatever match consumes.
+func (p *parser) leftAssoc(next func() (expr, error), match func() (string, bool)) (expr, error) {
 	line := p.cur().line
-	l, err := p.parsePow()
+	l, err := next()
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("*") || p.isOp("/") || p.isOp("//") || p.isOp("%") {
-		op := p.next().val
-		r, err := p.parsePow()
+	for {
+		op, ok := match()
+		if !ok {
+			return l, nil
+		}
+		r, err := next()
 		if err != nil {
 			return nil, err
 		}
 		l = &binExpr{pos{line}, op, l, r}
 	}
-	return l, nil
 }
 
-func (p *parser) parsePow() (expr, error) {
-	line := p.cur().line
-	l, err := p.parseUnary(true)
-	if err != nil {
-		return nil, err
-	}
-	for p.skipOp("**") {
-		r, err := p.parseUnary(true)
-		if err != nil {
-			return nil, err
+// names matches and consumes the keyword operator name.
+func (p *parser) names(name string) func() (string, bool) {
+	return func() (string, bool) { return name, p.skipName(name) }
+}
+
+// ops matches and consumes one of the operator tokens.
+func (p *parser) ops(ops ...string) func() (string, bool) {
+	return func() (string, bool) {
+		for _, op := range ops {
+			if p.isOp(op) {
+				return p.next().val, true
+			}
 		}
-		l = &binExpr{pos{line}, "**", l, r}
+		return "", false
 	}
-	return l, nil
 }
 
 func (p *parser) parseUnary(withFilter bool) (expr, error) {
