@@ -13,54 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/txtar"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-// archive is a txtar archive: a comment then `-- name --` sections.
-type archive struct {
-	comment string
-	files   []archiveFile
-}
-
-type archiveFile struct {
-	name string
-	data string
-}
-
-func parseArchive(s string) archive {
-	var a archive
-	cur := -1
-	for _, line := range strings.SplitAfter(s, "\n") {
-		t := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
-			a.files = append(a.files, archiveFile{name: strings.TrimSpace(t[3 : len(t)-3])})
-			cur = len(a.files) - 1
-			continue
-		}
-		if cur < 0 {
-			a.comment += line
-		} else {
-			a.files[cur].data += line
-		}
-	}
-	return a
-}
-
-func (a archive) format() string {
-	var b strings.Builder
-	b.WriteString(a.comment)
-	for _, f := range a.files {
-		b.WriteString("-- " + f.name + " --\n")
-		b.WriteString(f.data)
-		if f.data != "" && !strings.HasSuffix(f.data, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
-}
 
 // memSource is an in-memory file server for saltenv base.
 type memSource map[string]string
@@ -155,24 +113,24 @@ func TestLowstateGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := parseArchive(string(raw))
+			a := txtar.Parse(string(raw))
 			files := memSource{}
 			want, at := "", -1
-			for i, f := range a.files {
-				if f.name == "lowstate.json" {
-					want, at = f.data, i
+			for i, f := range a.Files {
+				if f.Name == "lowstate.json" {
+					want, at = f.Data, i
 					continue
 				}
-				files[f.name] = f.data
+				files[f.Name] = f.Data
 			}
 			got := lowstate(t, files)
 			if *update {
 				if at < 0 {
-					a.files = append(a.files, archiveFile{name: "lowstate.json"})
-					at = len(a.files) - 1
+					a.Files = append(a.Files, txtar.File{Name: "lowstate.json"})
+					at = len(a.Files) - 1
 				}
-				a.files[at].data = got
-				if err := os.WriteFile(p, []byte(a.format()), 0o644); err != nil {
+				a.Files[at].Data = got
+				if err := os.WriteFile(p, []byte(a.Format()), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/txtar"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/ordered"
@@ -19,46 +20,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-// archive is a txtar archive: a comment then `-- name --` sections.
-type archive struct {
-	comment string
-	files   []archiveFile
-}
-
-type archiveFile struct{ name, data string }
-
-func parseArchive(s string) archive {
-	var a archive
-	cur := -1
-	for _, line := range strings.SplitAfter(s, "\n") {
-		t := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
-			a.files = append(a.files, archiveFile{name: strings.TrimSpace(t[3 : len(t)-3])})
-			cur = len(a.files) - 1
-			continue
-		}
-		if cur < 0 {
-			a.comment += line
-		} else {
-			a.files[cur].data += line
-		}
-	}
-	return a
-}
-
-func (a archive) format() string {
-	var b strings.Builder
-	b.WriteString(a.comment)
-	for _, f := range a.files {
-		b.WriteString("-- " + f.name + " --\n")
-		b.WriteString(f.data)
-		if f.data != "" && !strings.HasSuffix(f.data, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
-}
 
 func yamlRender(_ context.Context, src []byte, rel, _, _ string) (any, error) {
 	v, err := saltyaml.Load(src, rel)
@@ -110,30 +71,30 @@ func goldenRegistry() *ExtRegistry {
 // compileArchive compiles the pillar of one golden archive: <env>/...
 // sections are pillar_roots files, opts.yaml the master options and
 // override.yaml the pillar= override.
-func compileArchive(t *testing.T, a archive) string {
+func compileArchive(t *testing.T, a txtar.Archive) string {
 	t.Helper()
 	dir := t.TempDir()
 	roots := map[string][]string{}
 	c := &Compiler{Render: yamlRender, MinionID: "minion", Ext: goldenRegistry(),
 		Match: func(tgt any, _ string) (bool, error) { return compile.Fnmatch("minion", ordered.KeyString(tgt)), nil }}
-	for _, f := range a.files {
-		switch f.name {
+	for _, f := range a.Files {
+		switch f.Name {
 		case "opts.yaml":
-			c.Opts = loadYAML(t, f.data, f.name)
+			c.Opts = loadYAML(t, f.Data, f.Name)
 			continue
 		case "override.yaml":
-			c.Override = loadYAML(t, f.data, f.name)
+			c.Override = loadYAML(t, f.Data, f.Name)
 			continue
 		case "want.json":
 			continue
 		}
-		env, _, _ := strings.Cut(f.name, "/")
+		env, _, _ := strings.Cut(f.Name, "/")
 		roots[env] = []string{filepath.Join(dir, env)}
-		p := filepath.Join(dir, filepath.FromSlash(f.name))
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(f.Data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,21 +129,21 @@ func TestMergeGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := parseArchive(string(raw))
+			a := txtar.Parse(string(raw))
 			got := compileArchive(t, a)
 			at := -1
-			for i, f := range a.files {
-				if f.name == "want.json" {
+			for i, f := range a.Files {
+				if f.Name == "want.json" {
 					at = i
 				}
 			}
 			if *update {
 				if at < 0 {
-					a.files = append(a.files, archiveFile{name: "want.json"})
-					at = len(a.files) - 1
+					a.Files = append(a.Files, txtar.File{Name: "want.json"})
+					at = len(a.Files) - 1
 				}
-				a.files[at].data = got
-				if err := os.WriteFile(p, []byte(a.format()), 0o644); err != nil {
+				a.Files[at].Data = got
+				if err := os.WriteFile(p, []byte(a.Format()), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -190,7 +151,7 @@ func TestMergeGolden(t *testing.T) {
 			if at < 0 {
 				t.Fatal("no want.json section; run with -update")
 			}
-			if diff := cmp.Diff(a.files[at].data, got); diff != "" {
+			if diff := cmp.Diff(a.Files[at].Data, got); diff != "" {
 				t.Errorf("pillar mismatch (-want +got):\n%s", diff)
 			}
 		})
