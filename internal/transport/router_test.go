@@ -68,7 +68,10 @@ func TestRouterSkipsAbandonedRequests(t *testing.T) {
 	if c := calls.Load(); c != 2 {
 		t.Errorf("handler ran %d times, want 2 (first and live): abandoned requests were served", c)
 	}
-	if s := r.Skipped.Load(); s != n {
-		t.Errorf("skipped %d, want %d", s, n)
+	// A peer that closes at once may reset the connection before the
+	// router has read its request (a reset discards unread data), so a
+	// few may never reach the queue; none may be served.
+	if s := r.Skipped.Load(); s < n*9/10 || s > n {
+		t.Errorf("skipped %d, want nearly all of %d", s, n)
 	}
 }
