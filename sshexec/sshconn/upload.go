@@ -223,3 +223,27 @@ func (cr ctxReader) Read(p []byte) (int, error) {
 	}
 	return cr.r.Read(p)
 }
+
+// Size tells sftp.File.ReadFrom how much is left to send, so that it
+// pipelines the writes instead of waiting for each one's reply (a round
+// trip per 128 KiB); -1, for a source of unknown size, pipelines too.
+func (cr ctxReader) Size() int64 {
+	switch r := cr.r.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case io.Seeker:
+		cur, err := r.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		end, err := r.Seek(0, io.SeekEnd)
+		if err != nil {
+			return -1
+		}
+		if _, err := r.Seek(cur, io.SeekStart); err != nil {
+			return -1
+		}
+		return end - cur
+	}
+	return -1
+}

@@ -184,3 +184,37 @@ func TestRenameOverWithoutPosixRename(t *testing.T) {
 		}
 	}
 }
+
+// TestCtxReaderSize: Upload's reader reports what is left to send, which
+// is what makes sftp.File.ReadFrom pipeline the writes (without it,
+// ReadFrom waits for each 128 KiB write's reply in turn).
+func TestCtxReaderSize(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "thin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Seek(100, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		r    io.Reader
+		want int64
+	}{
+		{"file, partly read", f, 900},
+		{"bytes", bytes.NewReader(make([]byte, 42)), 42},
+		{"unknown", io.MultiReader(strings.NewReader("x")), -1},
+	} {
+		if got := (ctxReader{ctx, tc.r}).Size(); got != tc.want {
+			t.Errorf("%s: Size() = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if pos, _ := f.Seek(0, io.SeekCurrent); pos != 100 {
+		t.Errorf("Size moved the file's offset to %d", pos)
+	}
+}
