@@ -83,7 +83,7 @@ func (m *Minion) sendToReturners(ctx context.Context, job *protocol.Job, r *prot
 		reg = returners.Default
 	}
 	m.dataMu.RLock()
-	env := &modules.Env{Opts: m.opts, Grains: m.grains, Pillar: m.pillar, Log: m.log, Context: map[string]any{}}
+	env := (&modules.Env{Opts: m.opts, Pillar: m.pillar, Log: m.log, Context: map[string]any{}}).WithGrains(m.grains)
 	m.dataMu.RUnlock()
 	for _, err := range reg.Send(ctx, env, names, returnerLoad(job, r)) {
 		m.log.Error("the return failed for a returner", logattr.JID, job.JID, "err", err)

@@ -76,7 +76,7 @@ func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
 		res.Out = f.Outputter
 	}
 	if job.Data.Value(frame.ReturnGrains) == true {
-		res.Grains = env.Grains
+		res.Grains = env.Grains()
 	}
 	return res
 }
@@ -94,21 +94,16 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 		opts.Set("id", job.ID)
 	}
 	log := newLogger(o.Log, opts)
-	g := o.grains(ctx, opts, log)
-	if id, _ := opts.Value("id").(string); id == "" {
-		// Salt's get_id falls back to the FQDN when no id is configured.
-		if fqdn, ok := g.Value("fqdn").(string); ok && fqdn != "" {
-			opts.Set("id", fqdn)
-			g.Set("id", fqdn)
-		}
+	load := func() *ordered.Map {
+		g := o.grains(ctx, opts, log)
+		grains.Overlay(g, job.Grains)
+		return g
 	}
-	grains.Overlay(g, job.Grains)
 	pillar := job.Pillar
 	if pillar == nil {
 		pillar = ordered.New()
 	}
-	return &modules.Env{
-		Grains:       g,
+	env := &modules.Env{
 		Pillar:       pillar,
 		Opts:         opts,
 		Registry:     reg,
@@ -118,6 +113,21 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 		PillarSource: o.Pillar,
 		Context:      map[string]any{},
 	}
+	if id, _ := opts.Value("id").(string); id == "" {
+		// Salt's get_id falls back to the FQDN when no id is configured,
+		// so the grains are needed now.
+		g := load()
+		if fqdn, ok := g.Value("fqdn").(string); ok && fqdn != "" {
+			opts.Set("id", fqdn)
+			g.Set("id", fqdn)
+		}
+		return env.WithGrains(g)
+	}
+	// Grains are gathered when a function first reads them: test.ping or
+	// cmd.run on a host without a grains cache skips the gather (Salt's
+	// salt-call loads them for every job).
+	env.SetGrainsFunc(load)
+	return env
 }
 
 func (o Options) files(job *frame.Job, opts *ordered.Map) modules.FileClient {

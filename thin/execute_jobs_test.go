@@ -109,3 +109,43 @@ func TestExecuteCustomGrains(t *testing.T) {
 		t.Errorf("grains.item = %s, want %s", got, want)
 	}
 }
+
+// TestExecuteGathersGrainsOnFirstUse: a job whose function never reads
+// grains does not gather them (on a cold host that is a systemctl run and
+// a cache write); one that reads them, or that the controller asks to
+// return them, gathers them once.
+func TestExecuteGathersGrainsOnFirstUse(t *testing.T) {
+	for _, tc := range []struct {
+		fun          string
+		arg          []any
+		returnGrains bool
+		want         int
+	}{
+		{"test.ping", nil, false, 0},
+		{"test.echo", []any{"hi"}, false, 0},
+		{"cmd.run", []any{"true"}, false, 0},
+		{"test.ping", nil, true, 1},
+		{"grains.items", nil, false, 1},
+		{"grains.get", []any{"id"}, false, 1},
+	} {
+		gathers := 0
+		gather := func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error) {
+			gathers++
+			return fixedGrains(ctx, o)
+		}
+		job := &frame.Job{JID: "20260101000000000002", ID: "web1", Fun: tc.fun, Arg: tc.arg}
+		if tc.returnGrains {
+			job.Data = ordered.FromPairs(frame.ReturnGrains, true)
+		}
+		res := thin.Execute(context.Background(), job, thin.Options{Gather: gather, Jobs: proc.NewJobRegistry()})
+		if res.Retcode != 0 {
+			t.Errorf("%s: %+v", tc.fun, res)
+		}
+		if gathers != tc.want {
+			t.Errorf("%s (return grains %v): gathered %d times, want %d", tc.fun, tc.returnGrains, gathers, tc.want)
+		}
+		if tc.returnGrains && (res.Grains == nil || res.Grains.Value("id") != "web1") {
+			t.Errorf("%s: grains not returned: %v", tc.fun, res.Grains)
+		}
+	}
+}

@@ -117,7 +117,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 func TestExecuteFreshRegistry(t *testing.T) {
 	r := modules.NewRegistry()
 	r.Register(modules.Function{Name: "x.result", Doc: "d", Fn: func(_ context.Context, c *modules.Call) (any, error) {
-		return ordered.FromPairs("result", false, "grain", c.Env.Grains.Value("os")), nil
+		return ordered.FromPairs("result", false, "grain", c.Env.Grains().Value("os")), nil
 	}})
 	r.Register(modules.Function{Name: "x.panic", Doc: "d", Fn: func(context.Context, *modules.Call) (any, error) {
 		panic("kaboom")

@@ -233,9 +233,9 @@ func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger, mn *minion
 		})
 	}
 	opts.Set("grains", g)
-	env := &modules.Env{Grains: g, Opts: opts, Registry: modules.Default, Log: log,
+	env := (&modules.Env{Opts: opts, Registry: modules.Default, Log: log,
 		Files: fileclient.New(fr, order), Context: map[string]any{},
-		Test: modules.Truthy(opts.Value("test"))}
+		Test: modules.Truthy(opts.Value("test"))}).WithGrains(g)
 	if mn != nil {
 		env.Files = mn.FileClient(ctx)
 		env.PillarSource = mn.PillarSource(g)

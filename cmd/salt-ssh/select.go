@@ -100,7 +100,7 @@ func (a *app) hostPillar(ctx context.Context, t roster.Target, grains *ordered.M
 	opts := a.stateWrapper().Opts.Copy()
 	t.MinionOpts.Range(func(k, v any) bool { opts.Set(k, v); return true })
 	opts.Set("id", t.ID)
-	env := &modules.Env{Grains: grains, Opts: opts, Registry: modules.Default, Log: a.log, Context: map[string]any{}}
+	env := (&modules.Env{Opts: opts, Registry: modules.Default, Log: a.log, Context: map[string]any{}}).WithGrains(grains)
 	return statemod.CompilePillar(ctx, env, nil)
 }
 

@@ -96,7 +96,7 @@ func (s *States) env(h *sshexec.Host, grains *ordered.Map) *modules.Env {
 	opts := s.Opts.Copy()
 	h.Target.MinionOpts.Range(func(k, v any) bool { opts.Set(k, v); return true })
 	opts.Set("id", h.Target.ID)
-	env := &modules.Env{Grains: grains, Opts: opts, Log: s.Log, Context: map[string]any{}}
+	env := (&modules.Env{Opts: opts, Log: s.Log, Context: map[string]any{}}).WithGrains(grains)
 	env.Registry = s.registry(env, h)
 	return env
 }

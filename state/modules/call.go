@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -16,7 +17,9 @@ const DefaultCachedir = "/var/cache/salt/minion"
 // Env is what an execution function may see of the host and the job:
 // Salt's __grains__, __pillar__, __opts__ and __salt__.
 type Env struct {
-	Grains   *ordered.Map
+	// grains are read through Grains, which gathers them on first use
+	// when the Env was given a loader (SetGrainsFunc).
+	grains   *lazyGrains
 	Pillar   *ordered.Map
 	Opts     *ordered.Map
 	Registry *Registry
@@ -32,6 +35,52 @@ type Env struct {
 	// that sets Context["retcode"] to an int sets the job's retcode, as
 	// cmd.run does with the command's exit status (salt/minion.py).
 	Context map[string]any
+}
+
+// lazyGrains holds grains gathered at most once, on first use: a job
+// whose functions never read them (test.ping, cmd.run) skips the gather,
+// which on a host without a grains cache runs systemctl and reads /proc,
+// /sys and netlink. Copies of an Env share it.
+type lazyGrains struct {
+	once sync.Once
+	load func() *ordered.Map
+	m    *ordered.Map
+}
+
+// Grains returns the host's grains (Salt's __grains__), gathering them
+// now if they were given as a loader and not yet read. It may be nil.
+func (e *Env) Grains() *ordered.Map {
+	if e == nil || e.grains == nil {
+		return nil
+	}
+	g := e.grains
+	g.once.Do(func() {
+		if g.load != nil {
+			g.m = g.load()
+		}
+	})
+	return g.m
+}
+
+// SetGrains replaces the grains this Env (and not the copies it was made
+// from) sees.
+func (e *Env) SetGrains(g *ordered.Map) {
+	lg := &lazyGrains{m: g}
+	lg.once.Do(func() {})
+	e.grains = lg
+}
+
+// WithGrains is SetGrains returning e, for building an Env in one
+// expression.
+func (e *Env) WithGrains(g *ordered.Map) *Env {
+	e.SetGrains(g)
+	return e
+}
+
+// SetGrainsFunc makes Grains call load on first use; load runs at most
+// once for e and every copy of e made afterwards.
+func (e *Env) SetGrainsFunc(load func() *ordered.Map) {
+	e.grains = &lazyGrains{load: load}
 }
 
 // FileClient fetches files from the Salt file server (salt://path).

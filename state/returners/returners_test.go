@@ -22,8 +22,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func env(opts ...any) *modules.Env {
-	return &modules.Env{Opts: ordered.FromPairs(opts...), Grains: ordered.New(),
-		Pillar: ordered.FromPairs("syslog.tag", "frompillar")}
+	return (&modules.Env{Opts: ordered.FromPairs(opts...), Pillar: ordered.FromPairs("syslog.tag", "frompillar")}).WithGrains(ordered.New())
 }
 
 func TestOptions(t *testing.T) {

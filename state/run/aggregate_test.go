@@ -52,7 +52,7 @@ func aggRun(t *testing.T, option any, sls string) []string {
 	if option != nil {
 		opts.Set("state_aggregate", option)
 	}
-	env := &modules.Env{Registry: reg, Opts: opts, Grains: ordered.New(), Pillar: ordered.New(), Context: map[string]any{}}
+	env := (&modules.Env{Registry: reg, Opts: opts, Pillar: ordered.New(), Context: map[string]any{}}).WithGrains(ordered.New())
 	res, errs, err := (&run.Runner{States: aggRegistry(), Env: env}).CallHigh(context.Background(), high(t, sls))
 	if err != nil || len(errs) > 0 {
 		t.Fatalf("CallHigh: %v %v", err, errs)

@@ -88,8 +88,8 @@ func (r *Runner) cmdOpts(low Chunk) shell.Spec {
 	}
 	if sh, ok := low.Get("shell"); ok && !exclude["shell"] {
 		s.Shell = strOr(sh)
-	} else if r.Env.Grains != nil {
-		s.Shell = strOr(r.Env.Grains.Value("shell"))
+	} else if r.Env.Grains() != nil {
+		s.Shell = strOr(r.Env.Grains().Value("shell"))
 	}
 	if t, ok := low.Value("timeout").(int); ok && !exclude["timeout"] {
 		s.Timeout = time.Duration(t) * time.Second
@@ -254,8 +254,8 @@ func checkCreates(v any) checkState {
 // (salt/state.py _run_check_cmd): the first failing command fails it.
 func (r *Runner) runCheckCmd(ctx context.Context, low Chunk, ret *ordered.Map) {
 	opts := shell.Spec{}
-	if r.Env.Grains != nil {
-		opts.Shell = strOr(r.Env.Grains.Value("shell"))
+	if r.Env.Grains() != nil {
+		opts.Shell = strOr(r.Env.Grains().Value("shell"))
 	}
 	result, comment := false, ""
 	for _, c := range asList(low.Value("check_cmd")) {

@@ -13,10 +13,10 @@ import (
 // Salt's failed return for each, before anything runs (the first loop of
 // salt/state.py call_chunks).
 func (r *Runner) dropDisabled(chunks []Chunk) []Chunk {
-	if r.Env == nil || r.Env.Grains == nil {
+	if r.Env == nil || r.Env.Grains() == nil {
 		return chunks
 	}
-	pats, _ := r.Env.Grains.Value("state_runs_disabled").([]any)
+	pats, _ := r.Env.Grains().Value("state_runs_disabled").([]any)
 	if len(pats) == 0 {
 		return chunks
 	}

@@ -30,8 +30,8 @@ func (f files) Get(_ context.Context, url, _ string) ([]byte, error) {
 }
 
 func newEnv(f files) *modules.Env {
-	return &modules.Env{Grains: ordered.New(), Pillar: ordered.New(), Opts: ordered.New(), Registry: modules.Default,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}, Files: f}
+	return (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(), Registry: modules.Default,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}, Files: f}).WithGrains(ordered.New())
 }
 
 func js(t *testing.T, v any) string {

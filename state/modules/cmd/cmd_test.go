@@ -29,15 +29,14 @@ func (f files) Get(_ context.Context, url, _ string) ([]byte, error) {
 }
 
 func newEnv() *modules.Env {
-	return &modules.Env{
-		Grains:   ordered.FromPairs("os_family", "Debian"),
+	return (&modules.Env{
 		Pillar:   ordered.New(),
 		Opts:     ordered.New(),
 		Registry: modules.Default,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Files:    files{"salt://scripts/hello.sh": "#!/bin/sh\necho \"hello $1 $2\"\necho oops >&2\nexit 4\n"},
 		Context:  map[string]any{},
-	}
+	}).WithGrains(ordered.FromPairs("os_family", "Debian"))
 }
 
 // job marks a call as the job's own, as the thin binary does, so that

@@ -112,7 +112,7 @@ func master(env *modules.Env) *ordered.Map {
 // Get is config.get without merging: the first of options, grains,
 // pillar and master options holding key, else the defaults, else def.
 func Get(env *modules.Env, key, delimiter string, def any) any {
-	for _, data := range []*ordered.Map{env.Opts, env.Grains, env.Pillar, master(env), Defaults()} {
+	for _, data := range []*ordered.Map{env.Opts, env.Grains(), env.Pillar, master(env), Defaults()} {
 		if v, ok := grains.Traverse(data, key, delimiter); ok {
 			return v
 		}
@@ -126,7 +126,7 @@ func get(_ context.Context, c *modules.Call) (any, error) {
 		for _, src := range []struct {
 			omit string
 			data *ordered.Map
-		}{{"omit_opts", c.Env.Opts}, {"omit_grains", c.Env.Grains}, {"omit_pillar", c.Env.Pillar}, {"omit_master", master(c.Env)}, {"", Defaults()}} {
+		}{{"omit_opts", c.Env.Opts}, {"omit_grains", c.Env.Grains()}, {"omit_pillar", c.Env.Pillar}, {"omit_master", master(c.Env)}, {"", Defaults()}} {
 			if src.omit != "" && c.Bool(src.omit) {
 				continue
 			}
@@ -142,7 +142,7 @@ func get(_ context.Context, c *modules.Call) (any, error) {
 		strategy = "recurse"
 	}
 	data := Defaults()
-	for _, src := range []*ordered.Map{master(c.Env), c.Env.Pillar, c.Env.Grains, c.Env.Opts} {
+	for _, src := range []*ordered.Map{master(c.Env), c.Env.Pillar, c.Env.Grains(), c.Env.Opts} {
 		if src == nil {
 			continue
 		}
@@ -161,7 +161,7 @@ func get(_ context.Context, c *modules.Call) (any, error) {
 
 func lookupOption(env *modules.Env, value string, def any, omitAll bool) any {
 	if !omitAll {
-		for _, data := range []*ordered.Map{env.Opts, env.Grains, env.Pillar, master(env)} {
+		for _, data := range []*ordered.Map{env.Opts, env.Grains(), env.Pillar, master(env)} {
 			if v, ok := data.Get(value); ok {
 				return v
 			}
@@ -188,7 +188,7 @@ func option(_ context.Context, c *modules.Call) (any, error) {
 		for _, src := range []struct {
 			omit string
 			data *ordered.Map
-		}{{"omit_opts", c.Env.Opts}, {"omit_grains", c.Env.Grains}, {"omit_pillar", c.Env.Pillar}, {"omit_master", master(c.Env)}} {
+		}{{"omit_opts", c.Env.Opts}, {"omit_grains", c.Env.Grains()}, {"omit_pillar", c.Env.Pillar}, {"omit_master", master(c.Env)}} {
 			if omit(src.omit) {
 				continue
 			}
@@ -205,7 +205,7 @@ func option(_ context.Context, c *modules.Call) (any, error) {
 	for _, src := range []struct {
 		omit string
 		data *ordered.Map
-	}{{"omit_master", master(c.Env)}, {"omit_pillar", c.Env.Pillar}, {"omit_grains", c.Env.Grains}, {"omit_opts", c.Env.Opts}} {
+	}{{"omit_master", master(c.Env)}, {"omit_pillar", c.Env.Pillar}, {"omit_grains", c.Env.Grains()}, {"omit_opts", c.Env.Opts}} {
 		if omit(src.omit) {
 			continue
 		}

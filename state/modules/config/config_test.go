@@ -14,15 +14,14 @@ import (
 )
 
 func newEnv() *modules.Env {
-	return &modules.Env{
+	return (&modules.Env{
 		Opts: ordered.FromPairs("id", "m1", "backup_mode", "minion", "shared", "opts",
 			"dict", ordered.FromPairs("a", 1), "list", []any{"o"}, "mine.x", 1, "str", "s"),
-		Grains: ordered.FromPairs("os", "Debian", "shared", "grains", "nested", ordered.FromPairs("k", ordered.FromPairs("v", 2)),
-			"dict", ordered.FromPairs("b", 2, "a", 0)),
 		Pillar: ordered.FromPairs("shared", "pillar", "only_pillar", "p", "dict", ordered.FromPairs("c", 3), "list", []any{"p"},
 			"master", ordered.FromPairs("only_master", "m", "mine.y", 2, "list", []any{"m"})),
 		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{},
-	}
+	}).WithGrains(ordered.FromPairs("os", "Debian", "shared", "grains", "nested", ordered.FromPairs("k", ordered.FromPairs("v", 2)),
+		"dict", ordered.FromPairs("b", 2, "a", 0)))
 }
 
 func TestConfig(t *testing.T) {
@@ -76,7 +75,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("%s%v %v: %s", tt.fun, tt.args, tt.kwargs, diff)
 		}
 	}
-	if env.Grains.Value("dict").(*ordered.Map).Len() != 2 {
+	if env.Grains().Value("dict").(*ordered.Map).Len() != 2 {
 		t.Error("merge mutated grains")
 	}
 }

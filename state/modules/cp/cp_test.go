@@ -59,11 +59,11 @@ func newFixture(t testing.TB, listing bool) fixture {
 	if !listing {
 		files = getOnly{fc}
 	}
-	env := &modules.Env{
-		Grains: ordered.FromPairs("id", "m1"), Pillar: ordered.FromPairs("role", "web"),
+	env := (&modules.Env{
+		Pillar:   ordered.FromPairs("role", "web"),
 		Opts:     ordered.FromPairs("cachedir", cache, "file_roots", ordered.FromPairs("base", []any{roots})),
 		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}, Files: files,
-	}
+	}).WithGrains(ordered.FromPairs("id", "m1"))
 	return fixture{env, roots, cache}
 }
 

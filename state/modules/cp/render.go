@@ -26,7 +26,7 @@ func renderFilenames(ctx context.Context, c *modules.Call, p, dest, saltenv stri
 	if tmpl != "jinja" {
 		return "", "", modules.Errorf("Attempted to render file paths with unavailable engine %s", tmpl)
 	}
-	vars := map[string]any{"grains": orEmpty(c.Env.Grains), "pillar": orEmpty(c.Env.Pillar),
+	vars := map[string]any{"grains": orEmpty(c.Env.Grains()), "pillar": orEmpty(c.Env.Pillar),
 		"opts": orEmpty(c.Env.Opts), "saltenv": saltenv}
 	opts := jinja.Options{Name: "<path>", Vars: vars}
 	if c.Env.Registry != nil {

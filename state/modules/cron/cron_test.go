@@ -81,8 +81,8 @@ func fakeCrontab(t *testing.T, euid int) (*modules.Env, string, *[]string) {
 		}, tempDir: t.TempDir()}
 	r := modules.NewRegistry()
 	register(r, ct)
-	env := &modules.Env{Grains: ordered.New(), Pillar: ordered.New(), Opts: ordered.New(), Registry: r,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}
+	env := (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(), Registry: r,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.New())
 	return env, dir, calls
 }
 
@@ -236,8 +236,8 @@ cp "$1" "` + spool + `/$user"
 	ct.tempDir = t.TempDir()
 	r := modules.NewRegistry()
 	register(r, &ct)
-	env := &modules.Env{Grains: ordered.New(), Pillar: ordered.New(), Opts: ordered.New(), Registry: r,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}
+	env := (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(), Registry: r,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.New())
 	me := currentUser(t)
 	if got := run(t, env, "cron.set_job", []any{me, "5", "4", "*", "*", "*", "/bin/echo hi"}, nil); got != "new" {
 		t.Fatalf("set_job = %v", got)

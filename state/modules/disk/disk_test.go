@@ -55,8 +55,8 @@ func TestCleanFlags(t *testing.T) {
 }
 
 func TestLive(t *testing.T) {
-	env := &modules.Env{Grains: ordered.New(), Pillar: ordered.New(), Opts: ordered.New(), Registry: modules.Default,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}
+	env := (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(), Registry: modules.Default,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.New())
 	ctx := context.Background()
 	u, err := env.Run(ctx, "disk.usage", nil, nil)
 	if err != nil {

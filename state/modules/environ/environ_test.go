@@ -13,8 +13,8 @@ import (
 )
 
 func newEnv() *modules.Env {
-	return &modules.Env{Grains: ordered.New(), Pillar: ordered.New(), Opts: ordered.New(),
-		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}
+	return (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(),
+		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.New())
 }
 
 func TestEnviron(t *testing.T) {

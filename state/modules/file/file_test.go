@@ -506,7 +506,7 @@ func TestSourceSum(t *testing.T) {
 func TestManagedHelpers(t *testing.T) {
 	r := modules.NewRegistry()
 	Register(r)
-	env := &modules.Env{Registry: r, Opts: ordered.New(), Grains: ordered.FromPairs("id", "m1")}
+	env := (&modules.Env{Registry: r, Opts: ordered.New()}).WithGrains(ordered.FromPairs("id", "m1"))
 	ctx := context.Background()
 	got, err := env.Run(ctx, "file.apply_template_on_contents", []any{"{{ grains['id'] }}-{{ x }}", "jinja",
 		ordered.FromPairs("x", 2), ordered.FromPairs("x", 1), "base"}, ordered.New())

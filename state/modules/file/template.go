@@ -49,7 +49,7 @@ func RenderTemplate(ctx context.Context, env *modules.Env, engine, src string, v
 	}
 	vars := map[string]any{
 		"saltenv": v.Saltenv,
-		"grains":  orEmpty(env.Grains), "pillar": orEmpty(env.Pillar), "opts": orEmpty(env.Opts),
+		"grains":  orEmpty(env.Grains()), "pillar": orEmpty(env.Pillar), "opts": orEmpty(env.Opts),
 	}
 	if !v.Contents {
 		for k, val := range map[string]any{"name": v.Name, "source": v.Source, "user": v.User,

@@ -34,12 +34,12 @@ func init() {
 	reg("fetch", "Alias of grains.get, for use from Jinja.", getSpec, get)
 	reg("has_value", "Report whether the (possibly nested \"a:b\") grain key exists.", params(req("key")),
 		func(_ context.Context, c *modules.Call) (any, error) {
-			_, ok := Traverse(c.Env.Grains, c.Str("key"), DefaultDelimiter)
+			_, ok := Traverse(c.Env.Grains(), c.Str("key"), DefaultDelimiter)
 			return ok, nil
 		})
 	reg("items", "Return all grains; sanitize=True masks host names and serial numbers.", params(opt("sanitize", false)),
 		func(_ context.Context, c *modules.Call) (any, error) {
-			out := c.Env.Grains.Copy()
+			out := c.Env.Grains().Copy()
 			if c.Bool("sanitize") {
 				sanitize(out)
 			}
@@ -49,7 +49,7 @@ func init() {
 		modules.Spec{VarArgs: true, VarKw: true}, item)
 	reg("ls", "Return the sorted names of all grains.", params(),
 		func(_ context.Context, c *modules.Call) (any, error) {
-			keys := c.Env.Grains.StringKeys()
+			keys := c.Env.Grains().StringKeys()
 			sort.Strings(keys)
 			out := make([]any, len(keys))
 			for i, k := range keys {
@@ -59,19 +59,19 @@ func init() {
 		})
 	reg("equals", "Report whether str() of the grain key equals str() of value.", params(req("key"), req("value")),
 		func(_ context.Context, c *modules.Call) (any, error) {
-			v := get1(c.Env.Grains, c.Str("key"), "", DefaultDelimiter)
+			v := get1(c.Env.Grains(), c.Str("key"), "", DefaultDelimiter)
 			return pyStr(c.Arg("value")) == pyStr(v), nil
 		})
 	reg("filter_by", "Pick the entry of lookup_dict matching the grain (default os_family), merged over base and under merge.",
 		params(req("lookup_dict"), opt("grain", "os_family"), opt("merge", nil), opt("default", "default"), opt("base", nil)),
 		func(_ context.Context, c *modules.Call) (any, error) {
-			return FilterBy(c.Arg("lookup_dict"), c.Str("grain"), c.Env.Grains, c.Arg("merge"), c.Str("default"), c.Arg("base"))
+			return FilterBy(c.Arg("lookup_dict"), c.Str("grain"), c.Env.Grains(), c.Arg("merge"), c.Str("default"), c.Arg("base"))
 		})
 	registerWrite()
 }
 
 func get(_ context.Context, c *modules.Call) (any, error) {
-	return get1(c.Env.Grains, c.Str("key"), c.Arg("default"), c.Str("delimiter")), nil
+	return get1(c.Env.Grains(), c.Str("key"), c.Arg("default"), c.Str("delimiter")), nil
 }
 
 func get1(data any, key string, def any, delim string) any {
@@ -93,7 +93,7 @@ func item(_ context.Context, c *modules.Call) (any, error) {
 	out := ordered.New()
 	for _, a := range c.VarArgs {
 		k := pyStr(a)
-		out.Set(a, get1(c.Env.Grains, k, def, delim))
+		out.Set(a, get1(c.Env.Grains(), k, def, delim))
 	}
 	if modules.Truthy(c.Kwargs.Value("sanitize")) {
 		sanitize(out)

@@ -22,20 +22,19 @@ var cmpMap = cmp.Comparer(func(a, b *ordered.Map) bool {
 })
 
 func newEnv(t *testing.T) *modules.Env {
-	return &modules.Env{
-		Grains: ordered.FromPairs(
-			"id", "web1.example.com", "os", "Debian", "os_family", "Debian", "host", "web1",
-			"deep", ordered.FromPairs("nested", ordered.FromPairs("key", "found-it")),
-			"roles", []any{"web", ordered.FromPairs("db", "primary")},
-			"ports", ordered.FromPairs(80, "http"),
-			"serialnumber", "ABCDEFGH",
-		),
+	return (&modules.Env{
 		Pillar:   ordered.New(),
 		Opts:     ordered.FromPairs("config_dir", t.TempDir()),
 		Registry: modules.Default,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Context:  map[string]any{},
-	}
+	}).WithGrains(ordered.FromPairs(
+		"id", "web1.example.com", "os", "Debian", "os_family", "Debian", "host", "web1",
+		"deep", ordered.FromPairs("nested", ordered.FromPairs("key", "found-it")),
+		"roles", []any{"web", ordered.FromPairs("db", "primary")},
+		"ports", ordered.FromPairs(80, "http"),
+		"serialnumber", "ABCDEFGH",
+	))
 }
 
 func TestRead(t *testing.T) {
@@ -128,8 +127,8 @@ func TestWrite(t *testing.T) {
 	if diff := cmp.Diff(want, file, cmpMap); diff != "" {
 		t.Errorf("grains file (-want +got):\n%s", diff)
 	}
-	if env.Grains.Has("role") || env.Grains.Value("a") != nil || !env.Grains.Has("a") {
-		t.Errorf("job grains not updated: %v", env.Grains)
+	if env.Grains().Has("role") || env.Grains().Value("a") != nil || !env.Grains().Has("a") {
+		t.Errorf("job grains not updated: %v", env.Grains())
 	}
 	raw, _ := os.ReadFile(filepath.Clean(path))
 	if len(raw) == 0 || raw[0] == '{' {

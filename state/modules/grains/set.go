@@ -23,7 +23,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 		delim = DefaultDelimiter
 	}
 	ret := ordered.FromPairs("comment", "", "changes", ordered.New(), "result", true)
-	existing, exists := Traverse(env.Grains, key, delim)
+	existing, exists := Traverse(env.Grains(), key, delim)
 	if exists && ordered.Equal(existing, val) && (val != nil || !destructive) {
 		ret.Set("comment", "Grain is already set")
 		return ret, nil
@@ -40,7 +40,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 	for strings.Contains(key, delim) {
 		i := strings.LastIndex(key, delim)
 		parent, rest := key[:i], key[i+len(delim):]
-		cur := ordered.DeepCopy(get1(env.Grains, parent, ordered.New(), delim))
+		cur := ordered.DeepCopy(get1(env.Grains(), parent, ordered.New(), delim))
 		switch x := cur.(type) {
 		case *ordered.Map:
 			if value == nil && destructive {

@@ -61,11 +61,11 @@ func setvals(env *modules.Env, v any, destructive bool) (any, error) {
 	newGrains.Range(func(k, val any) bool {
 		if val == nil && destructive {
 			file.Delete(k)
-			env.Grains.Delete(k)
+			env.Grains().Delete(k)
 			return true
 		}
 		file.Set(k, val)
-		env.Grains.Set(k, val)
+		env.Grains().Set(k, val)
 		return true
 	})
 	if err := coregrains.SaveFile(path, file); err != nil {
@@ -76,7 +76,7 @@ func setvals(env *modules.Env, v any, destructive bool) (any, error) {
 
 func appendFn(_ context.Context, c *modules.Call) (any, error) {
 	key, val, delim := c.Str("key"), c.Arg("val"), c.Str("delimiter")
-	cur := get1(c.Env.Grains, key, []any{}, delim)
+	cur := get1(c.Env.Grains(), key, []any{}, delim)
 	if c.Bool("convert") {
 		if _, isList := cur.([]any); !isList {
 			if cur == nil {
@@ -101,13 +101,13 @@ func appendFn(_ context.Context, c *modules.Call) (any, error) {
 	} else {
 		list = append(list, val)
 	}
-	top, value := nest(c.Env.Grains, key, list, delim)
+	top, value := nest(c.Env.Grains(), key, list, delim)
 	return setvals(c.Env, ordered.FromPairs(top, value), false)
 }
 
 func remove(_ context.Context, c *modules.Call) (any, error) {
 	key, val, delim := c.Str("key"), c.Arg("val"), c.Str("delimiter")
-	list, ok := get1(c.Env.Grains, key, []any{}, delim).([]any)
+	list, ok := get1(c.Env.Grains(), key, []any{}, delim).([]any)
 	if !ok {
 		return fmt.Sprintf("The key %s is not a valid list", key), nil
 	}
@@ -122,7 +122,7 @@ func remove(_ context.Context, c *modules.Call) (any, error) {
 		return fmt.Sprintf("The val %s was not in the list %s", pyStr(val), key), nil
 	}
 	list = append(append([]any{}, list[:idx]...), list[idx+1:]...)
-	top, value := nest(c.Env.Grains, key, list, delim)
+	top, value := nest(c.Env.Grains(), key, list, delim)
 	return setvals(c.Env, ordered.FromPairs(top, value), false)
 }
 

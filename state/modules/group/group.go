@@ -171,10 +171,10 @@ func Register(r *modules.Registry, m *Module) {
 }
 
 func kernel(env *modules.Env) string {
-	if env == nil || env.Grains == nil {
+	if env == nil || env.Grains() == nil {
 		return ""
 	}
-	return str(env.Grains.Value("kernel"))
+	return str(env.Grains().Value("kernel"))
 }
 
 func (m *Module) root(c *modules.Call) string {

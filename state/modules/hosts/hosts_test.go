@@ -27,8 +27,8 @@ func tempHosts(t *testing.T) (*modules.Env, string) {
 	if err := os.WriteFile(p, b, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	return &modules.Env{Grains: ordered.New(), Pillar: ordered.New(), Opts: ordered.FromPairs("hosts.file", p),
-		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}, p
+	return (&modules.Env{Pillar: ordered.New(), Opts: ordered.FromPairs("hosts.file", p),
+		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.New()), p
 }
 
 func js(t *testing.T, v any) string {

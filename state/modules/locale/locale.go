@@ -46,7 +46,7 @@ func reg(name, doc string, fn modules.Func, p ...modules.Param) {
 
 func init() {
 	reg("get_locale", "Return the system locale (LANG), e.g. en_US.UTF-8.", func(ctx context.Context, c *modules.Call) (any, error) {
-		return live.getLocale(ctx, c.Env.Grains)
+		return live.getLocale(ctx, c.Env.Grains())
 	})
 	reg("list_avail", "List the compiled locales (locale -a).", func(ctx context.Context, _ *modules.Call) (any, error) {
 		return live.listAvail(ctx)

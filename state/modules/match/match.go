@@ -173,7 +173,7 @@ func minion(env *modules.Env, minionID any, globStyle bool) *target.Minion {
 			id = optString(env.Opts.Value("id"))
 		}
 	}
-	return &target.Minion{ID: id, Grains: env.Grains, Pillar: env.Pillar}
+	return &target.Minion{ID: id, Grains: env.Grains(), Pillar: env.Pillar}
 }
 
 func optString(v any) string {

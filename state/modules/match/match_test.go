@@ -28,17 +28,16 @@ func newEnv(t *testing.T) *modules.Env {
 	store := ordered.FromPairs("roles", []any{"Web", "db"}, "conf", ordered.FromPairs("a", 1), "name", "prod", "n", 5)
 	r.Register(modules.Function{Name: "data.getval", Spec: modules.Spec{Params: []modules.Param{{Name: "key"}}},
 		Fn: func(_ context.Context, c *modules.Call) (any, error) { return store.Value(c.Str("key")), nil }})
-	return &modules.Env{
-		Grains: ordered.FromPairs(
-			"id", "web1", "os", "Debian", "roles", []any{"web", "Cache"},
-			"ipv4", []any{"10.0.0.5", "127.0.0.1"}, "ipv6", []any{"::1"},
-		),
+	return (&modules.Env{
 		Pillar:   ordered.FromPairs("role", "web"),
 		Opts:     ordered.FromPairs("id", "web1", "nodegroups", ordered.FromPairs("webs", "web*", "ids", []any{"db1", "db2"})),
 		Registry: r,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Context:  map[string]any{},
-	}
+	}).WithGrains(ordered.FromPairs(
+		"id", "web1", "os", "Debian", "roles", []any{"web", "Cache"},
+		"ipv4", []any{"10.0.0.5", "127.0.0.1"}, "ipv6", []any{"::1"},
+	))
 }
 
 func TestMatchFunctions(t *testing.T) {

@@ -36,14 +36,13 @@ func TestAgainstSalt(t *testing.T) {
 		t.Run(fun, func(t *testing.T) {
 			r := modules.NewRegistry()
 			Register(r)
-			env := &modules.Env{
-				Grains:   opts.Value("grains").(*ordered.Map),
+			env := (&modules.Env{
 				Pillar:   opts.Value("pillar").(*ordered.Map),
 				Opts:     opts,
 				Registry: r,
 				Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 				Context:  map[string]any{},
-			}
+			}).WithGrains(opts.Value("grains").(*ordered.Map))
 			got, err := env.Run(context.Background(), fun, args, kwargs)
 			if m, ok := want.(*ordered.Map); ok && m.Has("__error__") {
 				if err == nil {

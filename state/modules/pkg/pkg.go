@@ -108,10 +108,10 @@ func (m *Module) yumBin(env *modules.Env) string {
 }
 
 func grainStr(env *modules.Env, key string) string {
-	if env == nil || env.Grains == nil {
+	if env == nil || env.Grains() == nil {
 		return ""
 	}
-	v, ok := env.Grains.Get(key)
+	v, ok := env.Grains().Get(key)
 	if !ok || v == nil {
 		return ""
 	}
@@ -145,7 +145,7 @@ func (j *job) scope(args ...string) []string {
 	if grainStr(env, "init") != "systemd" {
 		return args
 	}
-	if sd, ok := env.Grains.Value("systemd").(*ordered.Map); ok {
+	if sd, ok := env.Grains().Value("systemd").(*ordered.Map); ok {
 		if v, err := strconv.Atoi(ordered.KeyString(sd.Value("version"))); err != nil || v < 205 {
 			return args
 		}

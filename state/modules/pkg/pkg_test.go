@@ -35,7 +35,7 @@ func newEnv(grains *ordered.Map, f *pkgtest.Fake, which ...string) *modules.Env 
 		}
 		return ""
 	}})
-	return &modules.Env{Grains: grains, Registry: r, Opts: ordered.New(), Context: map[string]any{}}
+	return (&modules.Env{Registry: r, Opts: ordered.New(), Context: map[string]any{}}).WithGrains(grains)
 }
 
 func call(t *testing.T, env *modules.Env, fun string, args []any, kw ...any) (any, error) {

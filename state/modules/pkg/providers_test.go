@@ -103,7 +103,7 @@ func TestDnfRefreshAndCandidates(t *testing.T) {
 		On("dnf5 --quiet --assumeyes check-update", 100, "").
 		On("dnf5 --quiet list available nginx bash", 0, "Available Packages\nnginx.x86_64   1:1.20.1-14.el9   appstream\nnginx.x86_64   1:1.22.0-1.el9   appstream\n")
 	env := newEnv(rockyGrains(), f, "dnf5", "dnf")
-	env.Grains.Set("init", "unknown")
+	env.Grains().Set("init", "unknown")
 	got, err := call(t, env, "pkg.latest_version", []any{"nginx", "bash"})
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +289,7 @@ func TestListUpgrades(t *testing.T) {
 	}
 	f = (&pkgtest.Fake{}).On("dnf --quiet list upgrades", 0, "Available Upgrades\nnginx.x86_64  1:1.22.0-1.el9  appstream\n")
 	e := newEnv(rockyGrains(), f, "dnf")
-	e.Grains.Set("init", "unknown")
+	e.Grains().Set("init", "unknown")
 	got, err = call(t, e, "pkg.list_upgrades", nil, "refresh", false)
 	if err != nil || js(got) != `{"nginx":"1:1.22.0-1.el9"}` {
 		t.Errorf("dnf list_upgrades = %s %v", js(got), err)

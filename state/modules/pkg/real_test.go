@@ -20,8 +20,7 @@ func TestRealApt(t *testing.T) {
 	repo.Add(name, "1.0-1")
 	r := modules.NewRegistry()
 	Register(r, &Module{Run: syscmd.Exec, Which: syscmd.Which})
-	env := &modules.Env{Registry: r, Opts: ordered.New(), Context: map[string]any{},
-		Grains: ordered.FromPairs("os", "Debian", "os_family", "Debian", "osarch", "amd64", "cpuarch", "x86_64", "init", "unknown")}
+	env := (&modules.Env{Registry: r, Opts: ordered.New(), Context: map[string]any{}}).WithGrains(ordered.FromPairs("os", "Debian", "os_family", "Debian", "osarch", "amd64", "cpuarch", "x86_64", "init", "unknown"))
 	ctx := context.Background()
 	run := func(fun string, args []any, kw ...any) any {
 		t.Helper()

@@ -75,13 +75,13 @@ func newEnv(t *testing.T) (*modules.Env, string) {
 	t.Helper()
 	roots := t.TempDir()
 	cache := t.TempDir()
-	env := &modules.Env{
-		Grains: ordered.New(), Pillar: ordered.New(),
+	env := (&modules.Env{
+		Pillar:   ordered.New(),
 		Opts:     ordered.FromPairs("cachedir", cache, "file_client", "local"),
 		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Context: map[string]any{ContextKey: NewJobRegistry()},
 		Files:   fileclient.New(map[string][]string{"base": {roots}}, nil),
-	}
+	}).WithGrains(ordered.New())
 	return env, roots
 }
 

@@ -66,10 +66,10 @@ func (m *Module) providerFor(env *modules.Env) provider {
 }
 
 func grainStr(env *modules.Env, key string) string {
-	if env == nil || env.Grains == nil {
+	if env == nil || env.Grains() == nil {
 		return ""
 	}
-	v := env.Grains.Value(key)
+	v := env.Grains().Value(key)
 	if v == nil {
 		return ""
 	}

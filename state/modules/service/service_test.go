@@ -16,7 +16,7 @@ import (
 func newEnv(grains *ordered.Map, m *Module) *modules.Env {
 	r := modules.NewRegistry()
 	Register(r, m)
-	return &modules.Env{Grains: grains, Registry: r, Opts: ordered.New(), Context: map[string]any{}}
+	return (&modules.Env{Registry: r, Opts: ordered.New(), Context: map[string]any{}}).WithGrains(grains)
 }
 
 func which(tools ...string) func(string) string {

@@ -55,10 +55,10 @@ func orName(p, name string) string {
 
 // hasScope is salt.utils.systemd.has_scope plus the systemd.scope option.
 func hasScope(env *modules.Env) bool {
-	if env == nil || env.Grains == nil {
+	if env == nil || env.Grains() == nil {
 		return false
 	}
-	sd, ok := env.Grains.Value("systemd").(*ordered.Map)
+	sd, ok := env.Grains().Value("systemd").(*ordered.Map)
 	if !ok || atoi(ordered.KeyString(sd.Value("version"))) < 205 {
 		return false
 	}

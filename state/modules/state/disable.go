@@ -12,10 +12,10 @@ import (
 // disabledRuns is the state_runs_disabled grain as a list (grains.get
 // state_runs_disabled; anything but a list counts as empty).
 func disabledRuns(env *modules.Env) []any {
-	if env.Grains == nil {
+	if env.Grains() == nil {
 		return nil
 	}
-	l, _ := env.Grains.Value("state_runs_disabled").([]any)
+	l, _ := env.Grains().Value("state_runs_disabled").([]any)
 	return append([]any(nil), l...)
 }
 
@@ -113,8 +113,8 @@ func (m *module) enable(ctx context.Context, c *modules.Call) (any, error) {
 // listDisabled is state.list_disabled: grains.get state_runs_disabled,
 // which is "" when the grain is not set.
 func (m *module) listDisabled(_ context.Context, c *modules.Call) (any, error) {
-	if c.Env.Grains != nil {
-		if v, ok := c.Env.Grains.Get("state_runs_disabled"); ok {
+	if c.Env.Grains() != nil {
+		if v, ok := c.Env.Grains().Get("state_runs_disabled"); ok {
 			return v, nil
 		}
 	}

@@ -146,7 +146,7 @@ func testValue(test any, kw *ordered.Map, opts *ordered.Map) bool {
 
 func (j *job) minion(p *ordered.Map) *target.Minion {
 	id, _ := j.env.Opts.Value("id").(string)
-	return &target.Minion{ID: id, Grains: j.env.Grains, Pillar: p}
+	return &target.Minion{ID: id, Grains: j.env.Grains(), Pillar: p}
 }
 
 // matcher matches top file targets with Salt's matchers.
@@ -232,7 +232,7 @@ func (j *job) renderFunc(files fileSource, pillarData func() *ordered.Map) compi
 			sls = ""
 		}
 		return rr.Render(ctx, src, render.Context{Saltenv: saltenv, SLS: sls, Rel: rel, Path: path, Vars: map[string]any{
-			"grains": j.env.Grains, "pillar": env.Pillar, "opts": j.env.Opts,
+			"grains": j.env.Grains(), "pillar": env.Pillar, "opts": j.env.Opts,
 		}})
 	}
 }
@@ -272,12 +272,12 @@ func (j *job) refresh(ctx context.Context, env *modules.Env, reGrains, rePillar 
 		if err != nil || g == nil {
 			j.log.Error("Unable to refresh grains", "err", err)
 		} else {
-			merged := env.Grains.Copy()
+			merged := env.Grains().Copy()
 			g.Range(func(k, v any) bool { merged.Set(k, v); return true })
 			if id, ok := env.Opts.Get("id"); ok {
 				merged.Set("id", id)
 			}
-			env.Grains = merged
+			env.SetGrains(merged)
 		}
 	}
 	if rePillar {
@@ -301,7 +301,7 @@ func (j *job) template(env *modules.Env) states.TemplateFunc {
 		if s, ok := vars["saltenv"].(string); ok && s != "" {
 			saltenv = s
 		}
-		all := map[string]any{"grains": env.Grains, "pillar": env.Pillar, "opts": env.Opts, "saltenv": saltenv}
+		all := map[string]any{"grains": env.Grains(), "pillar": env.Pillar, "opts": env.Opts, "saltenv": saltenv}
 		for k, v := range vars {
 			all[k] = v
 		}

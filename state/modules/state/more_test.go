@@ -118,7 +118,7 @@ func TestDisableEnable(t *testing.T) {
 
 func TestDisabledWildcard(t *testing.T) {
 	f := newFixture(t, moreSalt, nil)
-	f.env.Grains.Set("state_runs_disabled", []any{"web.*"})
+	f.env.Grains().Set("state_runs_disabled", []any{"web.*"})
 	runSteps(t, f, []step{
 		{fun: "state.sls", args: []string{"web.conf"}, contains: []string{`The state file \"web.conf\" is currently disabled by \"web.*\", to re-enable, run state.enable web.*.`}, rc: 1},
 		{fun: "state.sls", args: []string{"a"}, contains: []string{`"result":true`}},
@@ -241,7 +241,7 @@ func TestReloadPillarAndGrains(t *testing.T) {
 		filestate.Register(f.states)
 		f.env.Opts.Set("conf_file", filepath.Join(conf, "minion"))
 		f.env.Opts.Set("enable_fqdns_grains", false)
-		f.env.Grains.Set("g", "old")
+		f.env.Grains().Set("g", "old")
 		if err := os.WriteFile(filepath.Join(conf, "grains"), []byte("g: old\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

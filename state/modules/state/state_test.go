@@ -45,8 +45,8 @@ func newFixture(t *testing.T, salt, pillar map[string]string) *fixture {
 	opts := ordered.FromPairs("id", "minion",
 		"file_roots", ordered.FromPairs("base", []any{tree(t, salt)}),
 		"pillar_roots", ordered.FromPairs("base", []any{tree(t, pillar)}))
-	env := &modules.Env{Grains: ordered.FromPairs("id", "minion", "role", "web"), Opts: opts,
-		Registry: reg, Context: map[string]any{}}
+	env := (&modules.Env{Opts: opts,
+		Registry: reg, Context: map[string]any{}}).WithGrains(ordered.FromPairs("id", "minion", "role", "web"))
 	return &fixture{reg: reg, states: st, env: env}
 }
 

@@ -35,7 +35,7 @@ func (m *module) templateStr(ctx context.Context, c *modules.Call) (any, error) 
 		r.Default = d
 	}
 	data, err := r.Render(ctx, []byte(c.Str("tem")), render.Context{Saltenv: "base", Vars: map[string]any{
-		"grains": j.env.Grains, "pillar": j.pillar, "opts": j.env.Opts}})
+		"grains": j.env.Grains(), "pillar": j.pillar, "opts": j.env.Opts}})
 	if err != nil {
 		return nil, fmt.Errorf("render template string: %w", err)
 	}

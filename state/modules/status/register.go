@@ -93,7 +93,7 @@ func output(ctx context.Context, name string, args ...string) string {
 }
 
 func psCommand(c *modules.Call) string {
-	if ps, _ := c.Env.Grains.Value("ps").(string); ps != "" {
+	if ps, _ := c.Env.Grains().Value("ps").(string); ps != "" {
 		return ps
 	}
 	return "ps -efHww"

@@ -18,8 +18,8 @@ import (
 )
 
 func env() *modules.Env {
-	return &modules.Env{Grains: ordered.FromPairs("kernel", "Linux"), Pillar: ordered.New(), Opts: ordered.New(),
-		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}
+	return (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(),
+		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.FromPairs("kernel", "Linux"))
 }
 
 func js(t *testing.T, v any) string {

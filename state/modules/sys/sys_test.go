@@ -25,8 +25,8 @@ func fresh() *modules.Env {
 	r.Register(modules.Function{Name: "sysctl.get", Doc: "Get a sysctl.", Spec: modules.Spec{Params: []modules.Param{{Name: "name"}}}, Fn: noop})
 	r.Register(modules.Function{Name: "test.retcode", Doc: "Set a retcode.", Spec: modules.Spec{Params: []modules.Param{{Name: "code", Default: 42, Optional: true}}}, Fn: noop})
 	r.Register(modules.Function{Name: "test.arg", Doc: "Echo args.", Spec: modules.Spec{VarArgs: true, VarKw: true}, Fn: noop})
-	return &modules.Env{Registry: r, Opts: ordered.New(), Grains: ordered.New(), Pillar: ordered.New(),
-		Context: map[string]any{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return (&modules.Env{Registry: r, Opts: ordered.New(), Pillar: ordered.New(),
+		Context: map[string]any{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).WithGrains(ordered.New())
 }
 
 var cmpMap = cmp.Comparer(func(a, b *ordered.Map) bool {

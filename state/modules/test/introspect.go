@@ -30,7 +30,7 @@ func registerIntrospection() {
 	reg("opts_pkg", "Return the minion options with the grains under 'grains', for master-side compiling.", params(),
 		func(_ context.Context, c *modules.Call) (any, error) {
 			m := c.Env.Opts.Copy()
-			m.Set("grains", c.Env.Grains)
+			m.Set("grains", c.Env.Grains())
 			return m, nil
 		})
 	reg("conf_test", "Return the test.foo configuration option, or its default.", params(), confTest)
@@ -52,7 +52,7 @@ func confTest(_ context.Context, c *modules.Call) (any, error) {
 	if v, ok := c.Env.Opts.Get("test.foo"); ok {
 		return v, nil
 	}
-	if v, ok := c.Env.Grains.Get("test.foo"); ok {
+	if v, ok := c.Env.Grains().Get("test.foo"); ok {
 		return v, nil
 	}
 	if v, ok := c.Env.Pillar.Get("test.foo"); ok {

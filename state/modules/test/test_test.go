@@ -15,14 +15,13 @@ import (
 )
 
 func newEnv() *modules.Env {
-	return &modules.Env{
-		Grains:   ordered.FromPairs("id", "web1", "os", "Debian"),
+	return (&modules.Env{
 		Pillar:   ordered.New(),
 		Opts:     ordered.FromPairs("id", "web1"),
 		Registry: modules.Default,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Context:  map[string]any{},
-	}
+	}).WithGrains(ordered.FromPairs("id", "web1", "os", "Debian"))
 }
 
 var cmpMap = cmp.Comparer(func(a, b *ordered.Map) bool {

@@ -49,7 +49,7 @@ func reg(name, doc string, fn modules.Func) {
 
 func init() {
 	reg("get_zone", "Return the system time zone name, e.g. America/Denver.", func(ctx context.Context, c *modules.Call) (any, error) {
-		return live.zone(ctx, c.Env.Grains)
+		return live.zone(ctx, c.Env.Grains())
 	})
 	reg("get_zonecode", "Return the current zone abbreviation, e.g. MST.", func(context.Context, *modules.Call) (any, error) {
 		name, _ := time.Now().Zone()
@@ -59,7 +59,7 @@ func init() {
 		return time.Now().Format("-0700"), nil
 	})
 	reg("get_hwclock", "Return UTC or localtime: what the hardware clock keeps.", func(ctx context.Context, c *modules.Call) (any, error) {
-		return live.hwclock(ctx, c.Env.Grains)
+		return live.hwclock(ctx, c.Env.Grains())
 	})
 }
 

@@ -91,8 +91,8 @@ func TestZone(t *testing.T) {
 }
 
 func TestLive(t *testing.T) {
-	env := &modules.Env{Grains: ordered.FromPairs("os", "Debian", "os_family", "Debian"), Pillar: ordered.New(), Opts: ordered.New(),
-		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}
+	env := (&modules.Env{Pillar: ordered.New(), Opts: ordered.New(),
+		Registry: modules.Default, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Context: map[string]any{}}).WithGrains(ordered.FromPairs("os", "Debian", "os_family", "Debian"))
 	ctx := context.Background()
 	off, err := env.Run(ctx, "timezone.get_offset", nil, nil)
 	if s, _ := off.(string); err != nil || len(s) != 5 || (s[0] != '+' && s[0] != '-') {

@@ -222,7 +222,7 @@ func (m *Module) delete(ctx context.Context, c *modules.Call) (any, error) {
 	switch {
 	case r.Retcode == 0:
 		return true, nil
-	case r.Retcode == 12 && str(c.Env.Grains.Value("os_family")) == "Debian" &&
+	case r.Retcode == 12 && str(c.Env.Grains().Value("os_family")) == "Debian" &&
 		(strings.Contains(r.Stderr, "var/mail") || strings.Contains(r.Stderr, "var/spool/mail")):
 		return true, nil
 	}

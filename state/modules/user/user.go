@@ -161,8 +161,8 @@ func str(v any) string {
 }
 
 func kernel(env *modules.Env) string {
-	if env == nil || env.Grains == nil {
+	if env == nil || env.Grains() == nil {
 		return ""
 	}
-	return str(env.Grains.Value("kernel"))
+	return str(env.Grains().Value("kernel"))
 }

@@ -18,7 +18,7 @@ func sbin(n string) string { return "/usr/sbin/" + n }
 func newEnv(m *Module) *modules.Env {
 	r := modules.NewRegistry()
 	Register(r, m)
-	return &modules.Env{Grains: ordered.FromPairs("kernel", "Linux", "os_family", "Debian"), Registry: r, Context: map[string]any{}}
+	return (&modules.Env{Registry: r, Context: map[string]any{}}).WithGrains(ordered.FromPairs("kernel", "Linux", "os_family", "Debian"))
 }
 
 const (

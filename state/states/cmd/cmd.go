@@ -75,8 +75,8 @@ func stateful(c *states.Call) (on bool, testName string) {
 func spec(c *states.Call, cmdline string) (shell.Spec, error) {
 	s := shell.Spec{Cmd: cmdline, Cwd: c.Str("cwd"), RunAs: c.Str("runas"), Env: c.Arg("env"), Shell: c.Str("shell"),
 		PrependPath: c.Str("prepend_path")}
-	if s.Shell == "" && c.Env.Grains != nil {
-		if sh, ok := c.Env.Grains.Value("shell").(string); ok {
+	if s.Shell == "" && c.Env.Grains() != nil {
+		if sh, ok := c.Env.Grains().Value("shell").(string); ok {
 			s.Shell = sh
 		}
 	}

@@ -37,14 +37,13 @@ func newHarness(t *testing.T) *harness {
 	Register(h.reg)
 	mreg := modules.NewRegistry()
 	fmod.Register(mreg)
-	h.env = &modules.Env{
-		Grains:   ordered.FromPairs("os_family", "Debian", "id", "minion1"),
+	h.env = (&modules.Env{
 		Pillar:   ordered.FromPairs("motd", "hello", "nested", ordered.FromPairs("key", "deep")),
 		Opts:     ordered.FromPairs("cachedir", t.TempDir()),
 		Registry: mreg,
 		Files:    fileclient.New(map[string][]string{"base": {h.roots}}, nil),
 		Context:  map[string]any{},
-	}
+	}).WithGrains(ordered.FromPairs("os_family", "Debian", "id", "minion1"))
 	return h
 }
 

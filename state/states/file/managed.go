@@ -225,7 +225,7 @@ func useContents(c *states.Call, name string) (any, *states.Result) {
 	case c.Arg("contents_pillar") != nil:
 		return lookup("contents_pillar", "Pillar", c.Env.Pillar)
 	case c.Arg("contents_grains") != nil:
-		return lookup("contents_grains", "Grain", c.Env.Grains)
+		return lookup("contents_grains", "Grain", c.Env.Grains())
 	}
 	return c.Arg("contents"), nil
 }
@@ -423,7 +423,7 @@ func checkCmd(ctx context.Context, c *states.Call, m fmod.Manage, cmd string) (*
 // runCheckCmd is mod_run_check_cmd: nil when "<cmd> <filename>" exits 0.
 func runCheckCmd(ctx context.Context, c *states.Call, cmd, filename string) (*states.Result, error) {
 	spec := shell.Spec{Cmd: cmd + " " + filename}
-	if sh, ok := c.Env.Grains.Value("shell").(string); ok {
+	if sh, ok := c.Env.Grains().Value("shell").(string); ok {
 		spec.Shell = sh
 	}
 	out, err := shell.Run(ctx, spec)

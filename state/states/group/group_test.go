@@ -20,7 +20,7 @@ func run(t *testing.T, f *pkgtest.Fake, root string, test bool, fun string, kv .
 	t.Helper()
 	mr := modules.NewRegistry()
 	groupmod.Register(mr, &groupmod.Module{Run: f.Run, Which: func(n string) string { return "/usr/sbin/" + n }, Root: root})
-	e := &modules.Env{Registry: mr, Test: test, Grains: ordered.FromPairs("kernel", "Linux"), Context: map[string]any{}}
+	e := (&modules.Env{Registry: mr, Test: test, Context: map[string]any{}}).WithGrains(ordered.FromPairs("kernel", "Linux"))
 	r := states.NewRegistry()
 	Register(r)
 	fn, _ := r.Lookup(e, fun)

@@ -25,8 +25,7 @@ const (
 func env(f *pkgtest.Fake, test bool) *modules.Env {
 	r := modules.NewRegistry()
 	exec.Register(r, &exec.Module{Run: f.Run, Which: func(string) string { return "" }})
-	return &modules.Env{Registry: r, Test: test, Context: map[string]any{}, Opts: ordered.New(),
-		Grains: ordered.FromPairs("os", "Debian", "os_family", "Debian", "osarch", "amd64", "cpuarch", "x86_64", "init", "unknown")}
+	return (&modules.Env{Registry: r, Test: test, Context: map[string]any{}, Opts: ordered.New()}).WithGrains(ordered.FromPairs("os", "Debian", "os_family", "Debian", "osarch", "amd64", "cpuarch", "x86_64", "init", "unknown"))
 }
 
 // apply runs state fun with the low chunk's arguments bound as the

@@ -141,7 +141,7 @@ func runUninstall(ctx context.Context, c *states.Call, action string, params []w
 	if err != nil {
 		return errResult(name, action, err), nil
 	}
-	redhat := contains([]string{"Suse", "RedHat", "Windows"}, ordered.KeyString(c.Env.Grains.Value("os_family")))
+	redhat := contains([]string{"Suse", "RedHat", "Windows"}, ordered.KeyString(c.Env.Grains().Value("os_family")))
 	var failed []string
 	for _, p := range params {
 		switch {

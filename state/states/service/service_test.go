@@ -18,7 +18,7 @@ import (
 func newEnv(m *svcmod.Module, grains *ordered.Map, test bool) *modules.Env {
 	r := modules.NewRegistry()
 	svcmod.Register(r, m)
-	return &modules.Env{Registry: r, Grains: grains, Opts: ordered.New(), Test: test, Context: map[string]any{}}
+	return (&modules.Env{Registry: r, Opts: ordered.New(), Test: test, Context: map[string]any{}}).WithGrains(grains)
 }
 
 func apply(t *testing.T, e *modules.Env, fun string, kv ...any) *states.Result {

@@ -23,8 +23,7 @@ func newEnv(run syscmd.Runner, which syscmd.LookPath, root string, test bool) *m
 	r := modules.NewRegistry()
 	usermod.Register(r, &usermod.Module{Run: run, Which: which, Root: root})
 	groupmod.Register(r, &groupmod.Module{Run: run, Which: which, Root: root})
-	return &modules.Env{Registry: r, Test: test, Context: map[string]any{},
-		Grains: ordered.FromPairs("kernel", "Linux", "os", "Debian", "os_family", "Debian")}
+	return (&modules.Env{Registry: r, Test: test, Context: map[string]any{}}).WithGrains(ordered.FromPairs("kernel", "Linux", "os", "Debian", "os_family", "Debian"))
 }
 
 func apply(t *testing.T, e *modules.Env, fun string, kv ...any) *states.Result {

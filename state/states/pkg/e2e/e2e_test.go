@@ -45,8 +45,8 @@ func applySLS(t *testing.T, saltRoot, sls string, test bool, extra *ordered.Map)
 		"osarch", "amd64", "cpuarch", "x86_64", "init", "unknown")
 	opts.Set("grains", grains)
 	extra.Range(func(k, v any) bool { opts.Set(k, v); return true })
-	env := &modules.Env{Grains: grains, Opts: opts, Registry: modules.Default, Pillar: ordered.New(),
-		Files: fileclient.New(map[string][]string{"base": {saltRoot}}, []string{"base"}), Context: map[string]any{}}
+	env := (&modules.Env{Opts: opts, Registry: modules.Default, Pillar: ordered.New(),
+		Files: fileclient.New(map[string][]string{"base": {saltRoot}}, []string{"base"}), Context: map[string]any{}}).WithGrains(grains)
 	kw := ordered.New()
 	if test {
 		kw.Set("test", true)
