@@ -44,30 +44,26 @@ type scriptParams struct {
 	TTY      bool   // sudo needs a terminal (roster tty, requiretty)
 }
 
-// dirMode and binMode keep thin_dir private to the login user, or, with
+// dirFileMode and binFileMode keep thin_dir private to the login user, or, with
 // sudo_user, shared with the login user's group, which sudo_user must be
 // in, as Salt requires (doc/topics/ssh/roster.rst: sudo_user).
-func (p scriptParams) dirMode() string {
+func (p scriptParams) dirFileMode() os.FileMode {
 	if p.SudoUser != "" {
-		return "770"
+		return 0o770
 	}
-	return "700"
+	return 0o700
 }
 
-func (p scriptParams) binMode() string {
-	if p.SudoUser != "" {
-		return "750"
-	}
-	return "700"
-}
-
-// binFileMode is binMode for an upload.
 func (p scriptParams) binFileMode() os.FileMode {
 	if p.SudoUser != "" {
 		return 0o750
 	}
 	return 0o700
 }
+
+// dirMode and binMode are the modes as chmod takes them.
+func (p scriptParams) dirMode() string { return fmt.Sprintf("%o", p.dirFileMode()) }
+func (p scriptParams) binMode() string { return fmt.Sprintf("%o", p.binFileMode()) }
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
@@ -165,10 +161,10 @@ func (p scriptParams) keepPath() string {
 }
 
 // probeScript runs the thin binary when this version is present, and
-// otherwise creates thin_dir and reports what to send: the kernel, the
-// machine and the best decompressor it has (zstd, gzip or none). A cold
-// host pays for every process started here, so a new thin_dir gets its
-// mode from mkdir and one uname reports both names.
+// otherwise reports what to send: the kernel, the machine and the best
+// decompressor it has (zstd, gzip or none). A cold host pays for every
+// process started here, so it starts none under bash: thin_dir is made by
+// the upload (over SFTP), and bash's own variables name the machine.
 func (p scriptParams) probeScript() string {
 	var b strings.Builder
 	p.prelude(&b)
@@ -182,13 +178,15 @@ func (p scriptParams) probeScript() string {
 			b.WriteString("fi\n")
 		}
 	}
-	fmt.Fprintf(&b, "umask 077; if [ -d \"$T\" ]; then chmod %[1]s \"$T\"; else mkdir -p -m %[1]s \"$T\"; fi || exit %[2]d\n", p.dirMode(), exitCantCreate)
 	fmt.Fprintf(&b, "Z=; if command -v zstd >/dev/null 2>&1; then Z=zstd; elif command -v gzip >/dev/null 2>&1; then Z=gzip; fi\n")
 	if p.Force && p.Core != "" {
 		// Redeploying: the core flavor goes only where the full one is not.
 		b.WriteString("if [ -x \"$B\" ]; then Z=\"$Z " + hasFullToken + "\"; fi\n")
 	}
-	fmt.Fprintf(&b, "echo \"%s $(uname -s -m) $Z\"; exit %d\n", deployMarker, exitThinDeploy)
+	// bash knows its kernel and machine: a 64-bit bash names the kernel's
+	// architecture, so only other shells and machines pay for uname.
+	b.WriteString("case \"$OSTYPE/$HOSTTYPE\" in linux*/x86_64|linux*/aarch64) U=\"Linux $HOSTTYPE\";; *) U=$(uname -s -m);; esac\n")
+	fmt.Fprintf(&b, "echo \"%s $U $Z\"; exit %d\n", deployMarker, exitThinDeploy)
 	return b.String()
 }
 

@@ -254,3 +254,47 @@ func TestCoreInstallKeepsThisBuildsFull(t *testing.T) {
 		t.Errorf("thin_dir holds %v, want %v", names, want)
 	}
 }
+
+// TestProbeDeployLine runs a cold host's probe under each shell there is
+// and checks the deploy line against uname; under bash, whose variables
+// name the machine, PATH holds nothing but the decompressor, so a uname
+// run would fail the line.
+func TestProbeDeployLine(t *testing.T) {
+	out, err := exec.Command("uname", "-s", "-m").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel, machine, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	zstd, err := exec.LookPath("zstd")
+	if err != nil {
+		t.Skip("zstd not installed")
+	}
+	onlyZstd := t.TempDir()
+	if err := os.Symlink(zstd, filepath.Join(onlyZstd, "zstd")); err != nil {
+		t.Fatal(err)
+	}
+	p := scriptParams{ThinDir: filepath.Join(t.TempDir(), "thin"), Bin: "salt-thin-f", Umask: -1}
+	for _, sh := range []string{"bash", "dash", "sh"} {
+		path, err := exec.LookPath(sh)
+		if err != nil {
+			continue
+		}
+		cmd := exec.Command(path, "-c", p.probeScript())
+		if sh == "bash" && (machine == "x86_64" || machine == "aarch64") {
+			cmd.Env = []string{"PATH=" + onlyZstd}
+		}
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitThinDeploy {
+			t.Fatalf("%s: probe exit %v, want %d; output %q", sh, err, exitThinDeploy, out)
+		}
+		arch, codec, hasFull, err := parseDeployLine(string(out))
+		want, _ := Arch(kernel, machine)
+		if err != nil || arch != want || codec != CodecZstd || hasFull {
+			t.Errorf("%s: deploy line %q = %s %s %v (%v), want %s zstd", sh, out, arch, codec, hasFull, err, want)
+		}
+		if _, err := os.Stat(p.ThinDir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: probe made thin_dir (the upload makes it): %v", sh, err)
+		}
+	}
+}
