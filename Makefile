@@ -26,11 +26,16 @@ build: thin
 # installed, a .zst copy with a 256 KiB window goes beside each binary
 # (about 10% smaller than salt-ssh's own encoder makes; salt-ssh checks
 # that it decodes to the binary before sending it, see sshexec/prebuilt.go).
+# The core flavor is built without inlining: 7% smaller on disk and 14%
+# on the wire, which every cold host pays for in bytes to decrypt and
+# unpack, while nothing it runs is CPU-bound (the full thin keeps inlining:
+# compound matching ran 2.3 times slower without it).
+CORE_GCFLAGS := all=-l
 thin:
 	@mkdir -p $(BIN)
 	@for a in $(THIN_ARCHS); do for f in salt-thin salt-thin-core; do \
-		t=$(BIN)/$$f-linux-$$a; \
-		GOOS=linux GOARCH=$$a $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o $$t ./cmd/$$f || exit 1; \
+		t=$(BIN)/$$f-linux-$$a; g=; [ $$f = salt-thin-core ] && g='$(CORE_GCFLAGS)'; \
+		GOOS=linux GOARCH=$$a $(GO) build -trimpath -buildvcs=false -gcflags="$$g" -ldflags '$(LDFLAGS)' -o $$t ./cmd/$$f || exit 1; \
 		if ! command -v zstd >/dev/null 2>&1; then rm -f $$t.zst; \
 		elif [ ! -e $$t.zst ] || [ $$t -nt $$t.zst ]; then zstd -19 --zstd=wlog=18 -q -f -o $$t.zst $$t || exit 1; fi; \
 	done; done
