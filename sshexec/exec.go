@@ -245,20 +245,20 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 		payload = append([]byte(t.Passwd.Reveal()+"\n"), payload...)
 	}
 	r, stdout, ok := e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm)
-	if ok {
-		return r
-	}
-	if r.Err == nil && r.Retcode == exitThinDeploy && strings.Contains(stdout, deployMarker) {
+	// A cold host asks for a binary; the core flavor may then ask for the
+	// full thin (frame.NeedFullToken), so at most two are sent.
+	for sent := 0; !ok && sent < 2 && r.Err == nil && r.Retcode == exitThinDeploy && strings.Contains(stdout, deployMarker); sent++ {
 		upStart := time.Now()
 		script, err := e.deploy(ctx, conn, p, stdout, tm)
-		tm.Upload = time.Since(upStart)
+		tm.Upload += time.Since(upStart)
 		if err != nil {
 			return deployFailure(ctx, conn, t.ID, p, err)
 		}
 		tm.Deployed = true
-		if r, _, ok = e.attempt(ctx, conn, t.ID, script, payload, tm); ok {
-			return r
-		}
+		r, stdout, ok = e.attempt(ctx, conn, t.ID, script, payload, tm)
+	}
+	if ok {
+		return r
 	}
 	if p.Sudo && !p.TTY && errors.Is(r.Err, errRequireTTY) {
 		// sudo is configured with requiretty: Salt tells the user to set
@@ -352,12 +352,13 @@ func (e *Executor) attempt(ctx context.Context, conn Conn, id, script string, pa
 // the job may run on it (p.Core) and the host has no full thin of this
 // build, else the full thin.
 func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string, tm *Timings) (string, error) {
-	arch, codec, hasFull, err := parseDeployLine(probeOut)
+	line, err := parseDeployLine(probeOut)
 	if err != nil {
 		return "", fmt.Errorf("deploy thin: %w", err)
 	}
+	arch, codec := line.arch, line.codec
 	bundle := e.opts.Bundle
-	if p.Core != "" && !hasFull && bundle.Core.Has(arch) {
+	if p.Core != "" && !line.hasFull && !line.needFull && bundle.Core.Has(arch) {
 		bundle = bundle.Core
 		p.Keep, p.Bin = p.Bin, p.Core
 	}
@@ -388,25 +389,37 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	return p.installScript(upload, codec, sum), nil
 }
 
-// parseDeployLine reads the probe's deploy line (see deployMarker).
-func parseDeployLine(probeOut string) (arch string, codec Codec, hasFull bool, err error) {
-	fields := strings.Fields(probeOut[strings.Index(probeOut, deployMarker)+len(deployMarker):])
+// deployLine is a host's deploy line (see deployMarker), parsed.
+type deployLine struct {
+	arch  string
+	codec Codec
+	// hasFull: the full thin of this build is on the host; needFull: the
+	// binary that answered cannot serve this host, send the full thin.
+	hasFull, needFull bool
+}
+
+// parseDeployLine reads the deploy line in a host's output.
+func parseDeployLine(out string) (deployLine, error) {
+	d := deployLine{codec: CodecRaw}
+	fields := strings.Fields(out[strings.Index(out, deployMarker)+len(deployMarker):])
 	if len(fields) < 2 {
-		return "", "", false, fmt.Errorf("malformed probe answer %q", probeOut)
+		return d, fmt.Errorf("malformed probe answer %q", out)
 	}
-	if arch, err = Arch(fields[0], fields[1]); err != nil {
-		return "", "", false, err
+	var err error
+	if d.arch, err = Arch(fields[0], fields[1]); err != nil {
+		return d, err
 	}
-	codec = CodecRaw
 	for _, f := range fields[2:] {
 		switch {
 		case f == hasFullToken:
-			hasFull = true
-		case codec == CodecRaw && (Codec(f) == CodecZstd || Codec(f) == CodecGzip):
-			codec = Codec(f)
+			d.hasFull = true
+		case f == frame.NeedFullToken:
+			d.needFull = true
+		case d.codec == CodecRaw && (Codec(f) == CodecZstd || Codec(f) == CodecGzip):
+			d.codec = Codec(f)
 		}
 	}
-	return arch, codec, hasFull, nil
+	return d, nil
 }
 
 // coreBin is the core flavor's binary name on hosts when job may run on
@@ -472,7 +485,10 @@ func (e *Executor) payload(ctx context.Context, t *roster.Target, thinDir string
 // salt/client/ssh/__init__.py Single builds it: grains_cache on (so a warm
 // host reads its grains instead of gathering them), then the roster's
 // minion_opts, then the values salt-ssh forces: root_dir under thin_dir,
-// and the id.
+// and the id. The configuration lives in thin_dir, as Salt's shim writes
+// <thin_dir>/minion and runs salt-call -c <thin_dir>
+// (salt/client/ssh/ssh_py_shim.py), so the grains file grains.setval
+// keeps is <thin_dir>/grains, not a co-installed minion's /etc/salt/grains.
 func minionOpts(t *roster.Target, thinDir string) *ordered.Map {
 	o := ordered.FromPairs("grains_cache", true)
 	t.MinionOpts.Range(func(k, v any) bool { o.Set(k, v); return true })
@@ -480,6 +496,10 @@ func minionOpts(t *roster.Target, thinDir string) *ordered.Map {
 	o.Set("root_dir", root)
 	if !t.MinionOpts.Has("cachedir") {
 		o.Set("cachedir", root+"/var/cache/salt/minion")
+	}
+	if !t.MinionOpts.Has("conf_file") && !t.MinionOpts.Has("config_dir") {
+		o.Set("conf_file", thinDir+"/minion")
+		o.Set("config_dir", thinDir)
 	}
 	o.Set("id", t.ID)
 	o.Set("thin_dir", thinDir)

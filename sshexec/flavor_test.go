@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -92,23 +93,22 @@ func TestFlavorChoice(t *testing.T) {
 
 func TestParseDeployLine(t *testing.T) {
 	for _, tc := range []struct {
-		line    string
-		arch    string
-		codec   Codec
-		hasFull bool
-		err     bool
+		line string
+		want deployLine
+		err  bool
 	}{
-		{"BRINE-DEPLOY Linux x86_64 zstd", "amd64", CodecZstd, false, false},
-		{"noise\nBRINE-DEPLOY Linux aarch64 \n", "arm64", CodecRaw, false, false},
-		{"BRINE-DEPLOY Linux x86_64 gzip full", "amd64", CodecGzip, true, false},
-		{"BRINE-DEPLOY Linux x86_64  full", "amd64", CodecRaw, true, false},
-		{"BRINE-DEPLOY Linux x86_64 lz4", "amd64", CodecRaw, false, false},
-		{"BRINE-DEPLOY Linux", "", "", false, true},
-		{"BRINE-DEPLOY Darwin arm64 zstd", "", "", false, true},
+		{"BRINE-DEPLOY Linux x86_64 zstd", deployLine{arch: "amd64", codec: CodecZstd}, false},
+		{"noise\nBRINE-DEPLOY Linux aarch64 \n", deployLine{arch: "arm64", codec: CodecRaw}, false},
+		{"BRINE-DEPLOY Linux x86_64 gzip full", deployLine{arch: "amd64", codec: CodecGzip, hasFull: true}, false},
+		{"BRINE-DEPLOY Linux x86_64  full", deployLine{arch: "amd64", codec: CodecRaw, hasFull: true}, false},
+		{"BRINE-DEPLOY Linux x86_64 zstd need-full", deployLine{arch: "amd64", codec: CodecZstd, needFull: true}, false},
+		{"BRINE-DEPLOY Linux x86_64 lz4", deployLine{arch: "amd64", codec: CodecRaw}, false},
+		{"BRINE-DEPLOY Linux", deployLine{}, true},
+		{"BRINE-DEPLOY Darwin arm64 zstd", deployLine{}, true},
 	} {
-		arch, codec, hasFull, err := parseDeployLine(tc.line)
-		if (err != nil) != tc.err || arch != tc.arch || codec != tc.codec || hasFull != tc.hasFull {
-			t.Errorf("parseDeployLine(%q) = %q, %q, %v, %v", tc.line, arch, codec, hasFull, err)
+		got, err := parseDeployLine(tc.line)
+		if (err != nil) != tc.err || !tc.err && got != tc.want {
+			t.Errorf("parseDeployLine(%q) = %+v, %v; want %+v", tc.line, got, err, tc.want)
 		}
 	}
 }
@@ -164,6 +164,44 @@ func TestCoreOnFirstContactThenFull(t *testing.T) {
 	m, _ := onFull.Return.(*ordered.Map)
 	if m == nil || m.Value("stdout") != "hi" || m.Value("retcode") != 3 {
 		t.Errorf("cmd.run_all = %#v", onFull.Return)
+	}
+}
+
+// TestCoreAsksForFullWhereGrainsNeedYAML: the core flavor links no YAML
+// codec, so on a host with a grains file (in thin_dir, where Salt's
+// salt-ssh keeps it) it runs nothing and asks for the full thin, which
+// then answers with the file's grains; a host that gets a grains file
+// after the core was installed is moved to the full thin the same way.
+func TestCoreAsksForFullWhereGrainsNeedYAML(t *testing.T) {
+	f := newFlavorFixture(t)
+	coreName, fullName := f.bundle.Core.BinName(), f.bundle.BinName()
+	writeGrains := func(thinDir string) {
+		t.Helper()
+		if err := os.MkdirAll(thinDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(thinDir, "grains"), []byte("roles: [web]\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	cold := f.target(t, "web1")
+	writeGrains(cold.ThinDir)
+	r := f.run(t, Options{}, Job{Fun: "grains.get", Arg: []any{"roles"}}, cold)["web1"]
+	if !slices.Equal(r.Timings.Sent, []string{coreName, fullName}) || !reflect.DeepEqual(r.Return, []any{"web"}) {
+		t.Fatalf("cold grains.get with a grains file = sent %v, %#v; want the core, then the full thin answering [web]", r.Timings.Sent, r.Return)
+	}
+	if r := f.run(t, Options{}, Job{Fun: "grains.get", Arg: []any{"roles"}}, cold)["web1"]; r.Timings.Deployed || !reflect.DeepEqual(r.Return, []any{"web"}) {
+		t.Errorf("second grains.get = %+v, want the full thin's answer, nothing sent", r)
+	}
+
+	warmCore := f.target(t, "web2")
+	if r := f.run(t, Options{}, Job{Fun: "test.ping"}, warmCore)["web2"]; !slices.Equal(r.Timings.Sent, []string{coreName}) {
+		t.Fatalf("first test.ping sent %v, want the core", r.Timings.Sent)
+	}
+	writeGrains(warmCore.ThinDir)
+	if r := f.run(t, Options{}, Job{Fun: "test.ping"}, warmCore)["web2"]; r.Return != true || !slices.Equal(r.Timings.Sent, []string{fullName}) {
+		t.Errorf("test.ping on the core after a grains file appeared = %+v, want the full thin sent", r)
 	}
 }
 

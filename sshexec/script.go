@@ -4,24 +4,27 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/brinesalt/brine/thin/frame"
 )
 
 // Exit codes the remote scripts use; they follow salt/defaults/exitcodes.py
 // so that an operator reading a retcode sees Salt's meaning.
 const (
-	exitThinDeploy   = 11 // EX_THIN_DEPLOY: thin binary missing, send it
-	exitThinChecksum = 12 // EX_THIN_CHECKSUM: transfer corrupted
-	exitCantCreate   = 73 // EX_CANTCREAT: thin_dir unusable
+	exitThinDeploy   = frame.ExitThinDeploy // EX_THIN_DEPLOY: thin binary missing, send it
+	exitThinChecksum = 12                   // EX_THIN_CHECKSUM: transfer corrupted
+	exitCantCreate   = 73                   // EX_CANTCREAT: thin_dir unusable
 )
 
-// deployMarker starts the line a host prints when it needs the thin binary:
-// BRINE-DEPLOY <kernel> <machine> [zstd|gzip] [full], where full says the
-// host has the full thin of this build (reported only by a redeploy's
-// probe, which does not run it).
-const deployMarker = "BRINE-DEPLOY"
-
-// hasFullToken is the deploy line's word for "the full thin is here".
-const hasFullToken = "full"
+// deployMarker starts the line a host prints when it needs a thin binary
+// (see frame.DeployMarker): the probe prints it on a cold host, with
+// hasFullToken only in a redeploy's probe, which does not run the full
+// thin it found; a binary that cannot serve the host prints it with
+// frame.NeedFullToken.
+const (
+	deployMarker = frame.DeployMarker
+	hasFullToken = frame.HasFullToken
+)
 
 // scriptParams describes one host's remote command.
 type scriptParams struct {

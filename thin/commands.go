@@ -29,8 +29,9 @@ func init() {
 // the result is written (salt-ssh -w), as the user the job ran as, who
 // owns what the job left there.
 func runCall(ctx context.Context, inv *Invocation) int {
+	wipeDir := ""
 	if len(inv.Args) == 2 && inv.Args[0] == "--wipe" {
-		defer wipe(inv.Args[1], inv.Stderr)
+		wipeDir = inv.Args[1]
 	} else if len(inv.Args) != 0 {
 		fmt.Fprintln(inv.Stderr, "usage: salt-thin call [--wipe THIN_DIR]")
 		return ExUsage
@@ -39,6 +40,19 @@ func runCall(ctx context.Context, inv *Invocation) int {
 	if err != nil {
 		fmt.Fprintf(inv.Stderr, "salt-thin call: %s\n", err)
 		return ExUsage
+	}
+	if why := lacksYAMLFor(job.Opts); why != "" {
+		// Nothing has run and nothing is wiped: the full thin runs the
+		// job next, in this thin_dir.
+		fmt.Fprintf(inv.Stderr, "salt-thin call: %s needs the full thin\n", why)
+		if err := writeDeployLine(inv.Stdout, frame.NeedFullToken); err != nil {
+			fmt.Fprintf(inv.Stderr, "salt-thin call: %s\n", err)
+			return ExGeneric
+		}
+		return frame.ExitThinDeploy
+	}
+	if wipeDir != "" {
+		defer wipe(wipeDir, inv.Stderr)
 	}
 	res := Execute(ctx, job, Options{Registry: modules.Default, Log: inv.Stderr})
 	if err := frame.Write(inv.Stdout, res); err != nil {

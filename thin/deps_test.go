@@ -11,8 +11,9 @@ import (
 // every cold host downloads, unpacks and hashes the binary, and net/http
 // alone was a quarter of it (internal/httpget does the thin's fetching).
 // The core flavor, sent on first contact, links no TLS, no file client,
-// no template engine, no state system and no minion either: each would
-// put megabytes back on every cold host.
+// no template engine, no state system, no minion and no YAML parser
+// either (a grains file sends the host the full thin): each would put
+// megabytes back on every cold host.
 func TestThinDeps(t *testing.T) {
 	transport := []string{"golang.org/x/crypto/ssh", "github.com/pkg/sftp", "net/http"}
 	brine := "github.com/brinesalt/brine/"
@@ -25,7 +26,8 @@ func TestThinDeps(t *testing.T) {
 			brine + "state/jinja", brine + "state/modules/all", brine + "state/modules/cp",
 			brine + "state/modules/file", brine + "state/modules/state",
 			brine + "state/modules/sys", brine + "state/states", brine + "state/compile", brine + "state/render", brine + "state/run", brine + "state/pillar",
-			brine + "state/fileclient", brine + "minion", brine + "internal/httpget"}, transport...)},
+			brine + "state/fileclient", brine + "minion", brine + "internal/httpget",
+			brine + "state/saltyaml", brine + "state/grains/grainsyaml", "go.yaml.in/yaml", "gopkg.in/yaml.v3"}, transport...)},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", tc.pkg).CombinedOutput()

@@ -1,10 +1,6 @@
 package grains
 
-import (
-	"testing"
-
-	"github.com/brinesalt/brine/state/saltyaml"
-)
+import "testing"
 
 func FuzzOSData(f *testing.F) {
 	f.Add("NAME=\"Debian GNU/Linux\"\nID=debian\nVERSION_ID=\"12\"\n", "")
@@ -17,20 +13,6 @@ func FuzzOSData(f *testing.F) {
 		}
 		if rel, _ := g["osrelease"].(string); rel != "" {
 			osReleaseData(str(g["os"]), str(g["osfullname"]), rel)
-		}
-	})
-}
-
-func FuzzDecodeYAML(f *testing.F) {
-	f.Add("roles: [web, db]\nmode: 0755\nx: yes\n")
-	f.Add("- a\n- {b: c}\n")
-	f.Fuzz(func(t *testing.T, doc string) {
-		v, err := DecodeYAML([]byte(doc))
-		if err != nil {
-			return
-		}
-		if _, err := saltyaml.Dump(v, saltyaml.DumpOptions{}); err != nil {
-			t.Fatalf("encode decoded value: %v", err)
 		}
 	})
 }

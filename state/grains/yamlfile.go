@@ -1,18 +1,39 @@
 package grains
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-
-	"go.yaml.in/yaml/v4"
 
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
+
+// YAMLCodec reads and writes the YAML of grains files and custom grain
+// output. Package grainsyaml provides it; a binary that does not import
+// that package (the thin's core flavor) has none.
+type YAMLCodec struct {
+	Decode func([]byte) (any, error)
+	Encode func(*ordered.Map) ([]byte, error)
+}
+
+var yamlCodec *YAMLCodec
+
+// RegisterYAML installs the YAML codec; it panics when one is already
+// installed.
+func RegisterYAML(c YAMLCodec) {
+	if yamlCodec != nil {
+		panic("grains: YAML codec registered twice")
+	}
+	yamlCodec = &c
+}
+
+// HasYAML reports whether this binary can read and write grains files.
+func HasYAML() bool { return yamlCodec != nil }
+
+// ErrNoYAML is the error of reading or writing YAML grains in a binary
+// without the codec.
+var ErrNoYAML = errors.New("this binary has no YAML codec for grains (the full thin has)")
 
 // LoadFile reads a static grains file (YAML mapping). A missing file is
 // an error wrapping os.ErrNotExist; an empty file or one that is not a
@@ -34,14 +55,16 @@ func LoadFile(path string) (*ordered.Map, error) {
 }
 
 // SaveFile writes m to path as grains.setvals does, with Salt's
-// safe_dump(default_flow_style=False) (saltyaml.Dump, block style),
-// creating the directory. The write is atomic (temp file and rename).
+// safe_dump(default_flow_style=False) (block style), creating the
+// directory. The write is atomic (temp file and rename).
 func SaveFile(path string, m *ordered.Map) error {
-	text, err := saltyaml.Dump(m, saltyaml.DumpOptions{})
+	if yamlCodec == nil {
+		return fmt.Errorf("save grains file %s: %w", path, ErrNoYAML)
+	}
+	b, err := yamlCodec.Encode(m)
 	if err != nil {
 		return fmt.Errorf("save grains file %s: %w", path, err)
 	}
-	b := []byte(text)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save grains file %s: %w", path, err)
 	}
@@ -59,119 +82,8 @@ func SaveFile(path string, m *ordered.Map) error {
 // PyYAML safe_load's YAML 1.1 scalars (yes/no/on/off booleans, 0755
 // octal). An empty document is nil.
 func DecodeYAML(b []byte) (any, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, err
+	if yamlCodec == nil {
+		return nil, ErrNoYAML
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	return fromNode(doc.Content[0])
-}
-
-func fromNode(n *yaml.Node) (any, error) {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return nil, nil
-		}
-		return fromNode(n.Content[0])
-	case yaml.AliasNode:
-		return fromNode(n.Alias)
-	case yaml.SequenceNode:
-		out := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := fromNode(c)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case yaml.MappingNode:
-		m := ordered.New()
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, err := fromNode(n.Content[i])
-			if err != nil {
-				return nil, err
-			}
-			v, err := fromNode(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			if _, bad := k.([]any); bad {
-				return nil, fmt.Errorf("line %d: unhashable mapping key", n.Content[i].Line)
-			}
-			if _, bad := k.(*ordered.Map); bad {
-				return nil, fmt.Errorf("line %d: unhashable mapping key", n.Content[i].Line)
-			}
-			m.Set(k, v)
-		}
-		return m, nil
-	}
-	return scalar(n), nil
-}
-
-// scalar resolves a scalar node the way PyYAML's SafeLoader does.
-func scalar(n *yaml.Node) any {
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 || n.Tag == "!!str" && n.Style != 0 {
-		return n.Value
-	}
-	s := n.Value
-	switch s {
-	case "", "~", "null", "Null", "NULL":
-		if n.Tag == "!!str" && s != "" {
-			return s
-		}
-		return nil
-	case "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
-		return true
-	case "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
-		return false
-	}
-	clean := strings.ReplaceAll(s, "_", "")
-	if i, ok := parseInt11(clean); ok {
-		return i
-	}
-	if f, err := strconv.ParseFloat(clean, 64); err == nil && strings.ContainsAny(clean, ".eE") && !strings.ContainsAny(clean, "xX") {
-		return f
-	}
-	switch strings.ToLower(s) {
-	case ".inf", "+.inf":
-		return math.Inf(1)
-	case "-.inf":
-		return math.Inf(-1)
-	case ".nan":
-		return math.NaN()
-	}
-	return s
-}
-
-func parseInt11(s string) (int, bool) {
-	neg := false
-	body := s
-	if strings.HasPrefix(body, "-") || strings.HasPrefix(body, "+") {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	if body == "" {
-		return 0, false
-	}
-	base := 10
-	switch {
-	case strings.HasPrefix(body, "0x"):
-		base, body = 16, body[2:]
-	case strings.HasPrefix(body, "0b"):
-		base, body = 2, body[2:]
-	case len(body) > 1 && body[0] == '0':
-		base = 8
-	}
-	u, err := strconv.ParseInt(body, base, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		u = -u
-	}
-	return int(u), true
+	return yamlCodec.Decode(b)
 }

@@ -22,16 +22,26 @@ import (
 // Modules are the execution modules the core flavor links.
 var Modules = []string{"cmd", "grains", "test"}
 
-// needsAll are core-module functions whose answer depends on every
-// module being loaded: they list the loader's modules or call a function
-// named in their arguments (salt/modules/test.py module_report,
-// provider, providers, cross_test, try), so they run on the full thin.
-var needsAll = map[string]bool{
+// needsFull are core-module functions that run on the full thin: those
+// whose answer depends on every module being loaded, as they list the
+// loader's modules or call a function named in their arguments
+// (salt/modules/test.py module_report, provider, providers, cross_test,
+// try), and those that write the grains file, whose YAML codec the core
+// does not link (state/grains/grainsyaml).
+var needsFull = map[string]bool{
 	"test.cross_test":    true,
 	"test.module_report": true,
 	"test.provider":      true,
 	"test.providers":     true,
 	"test.try":           true,
+
+	"grains.append":  true,
+	"grains.delkey":  true,
+	"grains.delval":  true,
+	"grains.remove":  true,
+	"grains.set":     true,
+	"grains.setval":  true,
+	"grains.setvals": true,
 }
 
 // Functions lists the functions salt-ssh may run on the core flavor: the
@@ -41,7 +51,7 @@ func Functions(r *modules.Registry) []string {
 	var out []string
 	for _, m := range Modules {
 		for _, f := range r.Functions(m) {
-			if !needsAll[f] {
+			if !needsFull[f] {
 				out = append(out, f)
 			}
 		}

@@ -68,6 +68,19 @@ type Result struct {
 // grains back with the result.
 const ReturnGrains = "return_grains"
 
+// The deploy line: what a host prints, with exit status ExitThinDeploy,
+// when it needs a thin binary sent. Its words after DeployMarker are the
+// kernel and machine (as `uname -s -m` names them), then optionally the
+// best decompressor the host has (zstd or gzip) and flags: HasFullToken
+// (the full thin of this build is present) or NeedFullToken (the binary
+// that answered cannot serve this host: send the full thin).
+const (
+	DeployMarker   = "BRINE-DEPLOY"
+	HasFullToken   = "full"
+	NeedFullToken  = "need-full"
+	ExitThinDeploy = 11 // salt/defaults/exitcodes.py EX_THIN_DEPLOY
+)
+
 // Write writes v as one frame.
 func Write(w io.Writer, v any) error {
 	body, err := json.Marshal(v)

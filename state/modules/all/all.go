@@ -1,8 +1,10 @@
 // Package all links every execution module into a binary: import it for
-// its side effect of registering them in modules.Default.
+// its side effect of registering them in modules.Default, and the YAML
+// codec that grains files and custom grains need.
 package all
 
 import (
+	_ "github.com/brinesalt/brine/state/grains/grainsyaml"
 	_ "github.com/brinesalt/brine/state/modules/archive"
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/config"

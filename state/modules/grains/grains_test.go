@@ -2,6 +2,7 @@ package grains
 
 import (
 	"context"
+	_ "github.com/brinesalt/brine/state/grains/grainsyaml" // grains files and custom grain output
 	"io"
 	"log/slog"
 	"os"

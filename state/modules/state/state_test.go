@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	_ "github.com/brinesalt/brine/state/grains/grainsyaml" // grains files (state.disable keeps its list there)
 	"os"
 	"path/filepath"
 	"strings"
