@@ -470,12 +470,22 @@ func (e *Executor) payload(ctx context.Context, t *roster.Target, thinDir string
 			return nil, fmt.Errorf("prepare job for %s: %w", t.ID, err)
 		}
 	}
+	// A stale cache entry is refreshed from a job that reads the grains
+	// anyway; only a refresh (data-based targeting, --refresh, a planner)
+	// makes the host gather them for the controller alone.
 	if e.opts.Grains != nil {
-		if !e.opts.Grains.Fresh(t.ID) || job.RefreshGrains {
+		key := ""
+		switch {
+		case job.RefreshGrains:
+			key = frame.ReturnGrains
+		case !e.opts.Grains.Fresh(t.ID):
+			key = frame.OfferGrains
+		}
+		if key != "" {
 			if fj.Data == nil {
 				fj.Data = ordered.New()
 			}
-			fj.Data.Set(frame.ReturnGrains, true)
+			fj.Data.Set(key, true)
 		}
 	}
 	return json.Marshal(fj)

@@ -75,7 +75,10 @@ func Execute(ctx context.Context, job *frame.Job, o Options) *frame.Result {
 	if f, err := env.Registry.Lookup(env, job.Fun); err == nil {
 		res.Out = f.Outputter
 	}
-	if job.Data.Value(frame.ReturnGrains) == true {
+	switch {
+	case job.Data.Value(frame.ReturnGrains) == true:
+		res.Grains = env.Grains()
+	case job.Data.Value(frame.OfferGrains) == true && env.GrainsLoaded():
 		res.Grains = env.Grains()
 	}
 	return res

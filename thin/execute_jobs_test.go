@@ -112,21 +112,23 @@ func TestExecuteCustomGrains(t *testing.T) {
 
 // TestExecuteGathersGrainsOnFirstUse: a job whose function never reads
 // grains does not gather them (on a cold host that is a systemctl run and
-// a cache write); one that reads them, or that the controller asks to
-// return them, gathers them once.
+// a cache write), even when the controller offers to take them; one that
+// reads them, or that the controller asks to return them, gathers them
+// once, and sends them back when asked or offered.
 func TestExecuteGathersGrainsOnFirstUse(t *testing.T) {
 	for _, tc := range []struct {
-		fun          string
-		arg          []any
-		returnGrains bool
-		want         int
+		fun     string
+		arg     []any
+		dataKey string // frame.ReturnGrains, frame.OfferGrains or none
+		want    int
 	}{
-		{"test.ping", nil, false, 0},
-		{"test.echo", []any{"hi"}, false, 0},
-		{"cmd.run", []any{"true"}, false, 0},
-		{"test.ping", nil, true, 1},
-		{"grains.items", nil, false, 1},
-		{"grains.get", []any{"id"}, false, 1},
+		{"test.ping", nil, "", 0},
+		{"test.echo", []any{"hi"}, "", 0},
+		{"cmd.run", []any{"true"}, "", 0},
+		{"test.ping", nil, frame.OfferGrains, 0},
+		{"test.ping", nil, frame.ReturnGrains, 1},
+		{"grains.items", nil, "", 1},
+		{"grains.get", []any{"id"}, frame.OfferGrains, 1},
 	} {
 		gathers := 0
 		gather := func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error) {
@@ -134,18 +136,19 @@ func TestExecuteGathersGrainsOnFirstUse(t *testing.T) {
 			return fixedGrains(ctx, o)
 		}
 		job := &frame.Job{JID: "20260101000000000002", ID: "web1", Fun: tc.fun, Arg: tc.arg}
-		if tc.returnGrains {
-			job.Data = ordered.FromPairs(frame.ReturnGrains, true)
+		if tc.dataKey != "" {
+			job.Data = ordered.FromPairs(tc.dataKey, true)
 		}
 		res := thin.Execute(context.Background(), job, thin.Options{Gather: gather, Jobs: proc.NewJobRegistry()})
 		if res.Retcode != 0 {
 			t.Errorf("%s: %+v", tc.fun, res)
 		}
 		if gathers != tc.want {
-			t.Errorf("%s (return grains %v): gathered %d times, want %d", tc.fun, tc.returnGrains, gathers, tc.want)
+			t.Errorf("%s (%q): gathered %d times, want %d", tc.fun, tc.dataKey, gathers, tc.want)
 		}
-		if tc.returnGrains && (res.Grains == nil || res.Grains.Value("id") != "web1") {
-			t.Errorf("%s: grains not returned: %v", tc.fun, res.Grains)
+		returned := tc.dataKey != "" && tc.want > 0
+		if got := res.Grains != nil && res.Grains.Value("id") == "web1"; got != returned {
+			t.Errorf("%s (%q): grains returned: %v, want %v", tc.fun, tc.dataKey, res.Grains, returned)
 		}
 	}
 }

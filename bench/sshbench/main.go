@@ -95,8 +95,7 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bo
 		return nil
 	}
 	// firstContact also forgets what the controller cached of the hosts
-	// (their grains), so the hosts gather grains and send them back as
-	// on a host never seen before.
+	// (their grains), as for hosts never seen before.
 	firstContact := func() error {
 		if err := os.RemoveAll(filepath.Join(work, "cache", "minions")); err != nil {
 			return err
@@ -113,7 +112,7 @@ func benchSize(n int, bin, floorBin string, reps, ansibleReps, par int, peers bo
 	scenarios := []scenario{
 		{name: "Go floor: connect + run `true`", cmd: []string{floorBin, "-hosts", files.hosts, "-key", c.KeyPath(), "-user", c.User(), "-P", strconv.Itoa(par)}, reps: reps, floor: true},
 		{name: "Brine salt-ssh test.ping (cold: thin upload)", cmd: saltSSH("*", "test.ping"), prep: wipe, reps: reps},
-		{name: "Brine salt-ssh test.ping (first contact: thin upload, grains gathered)", cmd: saltSSH("*", "test.ping"), prep: firstContact, reps: reps},
+		{name: "Brine salt-ssh test.ping (first contact: thin upload, nothing cached)", cmd: saltSSH("*", "test.ping"), prep: firstContact, reps: reps},
 		{name: "Brine salt-ssh test.ping (warm)", cmd: saltSSH("*", "test.ping"), reps: reps},
 		{name: "Brine salt-ssh cmd.run 'uname -r' (warm)", cmd: saltSSH("*", "cmd.run", "uname -r"), reps: reps},
 		{name: "Brine salt-ssh --sudo test.ping (warm)", cmd: saltSSHSudo("*", "test.ping"), reps: reps},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -42,9 +43,10 @@ type Env struct {
 // which on a host without a grains cache runs systemctl and reads /proc,
 // /sys and netlink. Copies of an Env share it.
 type lazyGrains struct {
-	once sync.Once
-	load func() *ordered.Map
-	m    *ordered.Map
+	once   sync.Once
+	load   func() *ordered.Map
+	m      *ordered.Map
+	loaded atomic.Bool
 }
 
 // Grains returns the host's grains (Salt's __grains__), gathering them
@@ -58,15 +60,22 @@ func (e *Env) Grains() *ordered.Map {
 		if g.load != nil {
 			g.m = g.load()
 		}
+		g.loaded.Store(true)
 	})
 	return g.m
+}
+
+// GrainsLoaded reports whether Grains has them at hand: given as a map,
+// or gathered by an earlier call.
+func (e *Env) GrainsLoaded() bool {
+	return e != nil && e.grains != nil && e.grains.loaded.Load()
 }
 
 // SetGrains replaces the grains this Env (and not the copies it was made
 // from) sees.
 func (e *Env) SetGrains(g *ordered.Map) {
 	lg := &lazyGrains{m: g}
-	lg.once.Do(func() {})
+	lg.once.Do(func() { lg.loaded.Store(true) })
 	e.grains = lg
 }
 

@@ -60,13 +60,19 @@ type Result struct {
 	// carry "out" (e.g. "highstate" for state functions).
 	Out string `json:"out,omitempty"`
 	// Grains are the host's grains, sent back when the job's Data asks
-	// for them (ReturnGrains) so the controller can cache them.
+	// for them (ReturnGrains, OfferGrains) so the controller can cache
+	// them.
 	Grains *ordered.Map `json:"grains,omitempty"`
 }
 
-// ReturnGrains is the Data key asking the thin binary to send the host's
-// grains back with the result.
-const ReturnGrains = "return_grains"
+// Data keys about the host's grains: ReturnGrains asks the thin binary
+// to send them back with the result, gathering them if the job did not;
+// OfferGrains asks for them only if the job read them anyway, so that a
+// job that never needs them (test.ping) costs the host no gather.
+const (
+	ReturnGrains = "return_grains"
+	OfferGrains  = "offer_grains"
+)
 
 // The deploy line: what a host prints, with exit status ExitThinDeploy,
 // when it needs a thin binary sent. Its words after DeployMarker are the
