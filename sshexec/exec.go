@@ -236,26 +236,35 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 			return r
 		}
 	}
-	payload, err := e.payload(ctx, t, p.ThinDir, job)
+	job1, err := e.payload(ctx, t, p.ThinDir, job)
 	if err != nil {
 		return failure(t.ID, err, 1)
 	}
+	payload := job1
 	if p.Password {
 		// sudo's password travels on stdin ahead of the job (thin/sudo.go).
 		payload = append([]byte(t.Passwd.Reveal()+"\n"), payload...)
 	}
-	r, stdout, ok := e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm)
+	var r Result
+	var stdout string
+	var ok bool
+	p.Wait = canWait(job1)
+	if p.Wait {
+		r, stdout, ok = e.attemptWaiting(ctx, conn, t.ID, p, payload, tm)
+	} else {
+		r, stdout, ok = e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm)
+	}
 	// A cold host asks for a binary; the core flavor may then ask for the
 	// full thin (frame.NeedFullToken), so at most two are sent.
 	for sent := 0; !ok && sent < 2 && r.Err == nil && r.Retcode == exitThinDeploy && strings.Contains(stdout, deployMarker); sent++ {
 		upStart := time.Now()
-		script, err := e.deploy(ctx, conn, p, stdout, tm)
+		d, err := e.deploy(ctx, conn, p, stdout, tm)
 		tm.Upload += time.Since(upStart)
 		if err != nil {
 			return deployFailure(ctx, conn, t.ID, p, err)
 		}
 		tm.Deployed = true
-		r, stdout, ok = e.attempt(ctx, conn, t.ID, script, payload, tm)
+		r, stdout, ok = e.attempt(ctx, conn, t.ID, d.script(), payload, tm)
 	}
 	if ok {
 		return r
@@ -263,7 +272,7 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 	if p.Sudo && !p.TTY && errors.Is(r.Err, errRequireTTY) {
 		// sudo is configured with requiretty: Salt tells the user to set
 		// tty: True; Brine gives sudo a pty and tries once more.
-		p.TTY = true
+		p.TTY, p.Wait = true, false
 		if r2, _, ok := e.attempt(ctx, conn, t.ID, p.probeScript(), payload, tm); ok || r2.Err != nil {
 			return r2
 		}
@@ -335,6 +344,12 @@ func (e *Executor) attempt(ctx context.Context, conn Conn, id, script string, pa
 	start := time.Now()
 	stdout, stderr, code, err := run(ctx, conn, script, payload)
 	tm.Run += time.Since(start)
+	return e.answer(id, stdout, stderr, code, err)
+}
+
+// answer reads what a session left: the host's result, or why there is
+// none, with ok false and stdout kept for the deploy check.
+func (e *Executor) answer(id, stdout, stderr string, code int, err error) (r Result, _ string, ok bool) {
 	if err != nil {
 		return sessionFailure(id, err, stdout, stderr), stdout, false
 	}
@@ -347,14 +362,28 @@ func (e *Executor) attempt(ctx context.Context, conn Conn, id, script string, pa
 	return shimFailure(id, stdout, stderr, code), stdout, false
 }
 
-// deploy sends the thin binary for the architecture the probe reported
-// and returns the script that installs and runs it: the core flavor when
-// the job may run on it (p.Core) and the host has no full thin of this
-// build, else the full thin.
-func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string, tm *Timings) (string, error) {
+// sentThin is a thin binary uploaded to a host, with what installing it
+// takes.
+type sentThin struct {
+	p      scriptParams // p.Bin names the binary sent
+	upload string
+	codec  Codec
+	sum    string
+}
+
+// script installs the upload and runs the job in a session of its own.
+func (d sentThin) script() string { return d.p.installScript(d.upload, d.codec, d.sum) }
+
+// cmd is script as the go-ahead command for a waiting probe.
+func (d sentThin) cmd() string { return d.p.installCmd(d.upload, d.codec, d.sum) }
+
+// deploy sends the thin binary for the architecture the host's deploy
+// line reports: the core flavor when the job may run on it (p.Core) and
+// the host has no full thin of this build, else the full thin.
+func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string, tm *Timings) (sentThin, error) {
 	line, err := parseDeployLine(probeOut)
 	if err != nil {
-		return "", fmt.Errorf("deploy thin: %w", err)
+		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
 	}
 	arch, codec := line.arch, line.codec
 	bundle := e.opts.Bundle
@@ -365,11 +394,11 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	p.Core = ""
 	path, sum, err := bundle.Payload(arch, codec)
 	if err != nil {
-		return "", fmt.Errorf("deploy thin: %w", err)
+		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("deploy thin: %w", err)
+		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
 	}
 	defer f.Close()
 	// The upload carries the binary's mode, which the decompressor keeps,
@@ -379,14 +408,14 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	// A missing thin_dir is made by the upload with the mode Salt's shim
 	// gives it; the install script's prelude then checks its owner.
 	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, p.binFileMode(), sshconn.WithParents(p.dirFileMode())); err != nil {
-		return "", fmt.Errorf("deploy thin: %w", err)
+		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
 	}
 	tm.Sent = append(tm.Sent, p.Bin)
 	if st, err := f.Stat(); err == nil {
 		tm.SentBytes += st.Size()
 	}
 	e.opts.Log.Debug("thin sent", "thin_dir", p.ThinDir, "binary", p.Bin, "codec", string(codec), "bytes", tm.SentBytes)
-	return p.installScript(upload, codec, sum), nil
+	return sentThin{p: p, upload: upload, codec: codec, sum: sum}, nil
 }
 
 // deployLine is a host's deploy line (see deployMarker), parsed.
@@ -488,7 +517,9 @@ func (e *Executor) payload(ctx context.Context, t *roster.Target, thinDir string
 			fj.Data.Set(key, true)
 		}
 	}
-	return json.Marshal(fj)
+	b, err := json.Marshal(fj)
+	// One line: a waiting probe drops it by lines (see canWait).
+	return append(b, '\n'), err
 }
 
 // minionOpts is the minion configuration the thin binary runs with, as

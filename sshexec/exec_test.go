@@ -141,9 +141,10 @@ func TestColdThenWarm(t *testing.T) {
 	if r.Return != true || r.Retcode != 0 || !r.Timings.Deployed {
 		t.Fatalf("cold run = %+v", r)
 	}
+	// The probe waits for the upload and runs the job in its own session.
 	st := f.srv.Stats()
-	if st.Conns != 1 || st.SFTPOpens != 1 || st.Execs != 2 {
-		t.Errorf("cold run stats = %+v, want 1 connection, 1 sftp, 2 execs", st)
+	if st.Conns != 1 || st.SFTPOpens != 1 || st.Execs != 1 {
+		t.Errorf("cold run stats = %+v, want 1 connection, 1 sftp, 1 exec", st)
 	}
 
 	r = f.run(t, Options{}, ping, tg)["web1"]
@@ -156,6 +157,21 @@ func TestColdThenWarm(t *testing.T) {
 	}
 	if bins := thinBinaries(t, tg.ThinDir); !slices.Equal(bins, []string{f.bundle.BinName()}) {
 		t.Errorf("thin_dir holds binaries %v, want only %s", bins, f.bundle.BinName())
+	}
+}
+
+// TestColdBigJobInstallsInASecondSession: a job too long for a waiting
+// probe to drop from stdin (canWait) takes the classic path: the probe
+// exits and a second session installs and runs it, with the same answer.
+func TestColdBigJobInstallsInASecondSession(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	big := strings.Repeat("x", maxWaitLine)
+	r := f.run(t, Options{}, Job{Fun: "test.echo", Arg: []any{big}}, f.target(t, "web1"))["web1"]
+	if r.Return != big || !r.Timings.Deployed {
+		t.Fatalf("cold run of a long job = %.80v", r)
+	}
+	if st := f.srv.Stats(); st.SFTPOpens != 1 || st.Execs != 2 {
+		t.Errorf("cold run of a long job: %+v, want 1 sftp, 2 execs", st)
 	}
 }
 

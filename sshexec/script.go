@@ -26,6 +26,14 @@ const (
 	hasFullToken = frame.HasFullToken
 )
 
+// waitToken ends the deploy line of a probe that waits for the thin;
+// goMarker starts the controller's go-ahead line to it, followed by the
+// one-line command that installs the upload and runs the job.
+const (
+	waitToken = "wait"
+	goMarker  = "BRINE-GO"
+)
+
 // scriptParams describes one host's remote command.
 type scriptParams struct {
 	ThinDir string // absolute path of the host's thin_dir
@@ -45,6 +53,10 @@ type scriptParams struct {
 	Force    bool   // deploy even when this build is present
 	Password bool   // the first stdin line is the sudo password
 	TTY      bool   // sudo needs a terminal (roster tty, requiretty)
+	// Wait makes a cold host's probe wait for the thin on the same
+	// session instead of exiting (see probeScript); the job must then be
+	// one line on stdin (after the password line, if any).
+	Wait bool
 }
 
 // dirFileMode and binFileMode keep thin_dir private to the login user, or, with
@@ -189,7 +201,23 @@ func (p scriptParams) probeScript() string {
 	// bash knows its kernel and machine: a 64-bit bash names the kernel's
 	// architecture, so only other shells and machines pay for uname.
 	b.WriteString("case \"$OSTYPE/$HOSTTYPE\" in linux*/x86_64|linux*/aarch64) U=\"Linux $HOSTTYPE\";; *) U=$(uname -s -m);; esac\n")
-	fmt.Fprintf(&b, "echo \"%s $U $Z\"; exit %d\n", deployMarker, exitThinDeploy)
+	if !p.Wait {
+		fmt.Fprintf(&b, "echo \"%s $U $Z\"; exit %d\n", deployMarker, exitThinDeploy)
+		return b.String()
+	}
+	// The job a warm host would have read is already on stdin: drop its
+	// lines, ask for the thin, and run what the controller sends once the
+	// upload is done, the job following again; if stdin closes instead
+	// (the upload failed, the controller went away) nothing runs.
+	lines := 1
+	if p.Password {
+		lines = 2
+	}
+	for range lines {
+		fmt.Fprintf(&b, "IFS= read -r L || exit %d\n", exitThinDeploy)
+	}
+	fmt.Fprintf(&b, "echo \"%s $U $Z %s\"\n", deployMarker, waitToken)
+	fmt.Fprintf(&b, "IFS= read -r L || exit %[1]d\ncase \"$L\" in \"%[2]s \"*) eval \"${L#%[2]s }\";; *) exit %[1]d;; esac\n", exitThinDeploy, goMarker)
 	return b.String()
 }
 
@@ -209,9 +237,25 @@ func (p scriptParams) probeScript() string {
 func (p scriptParams) installScript(upload string, codec Codec, sha string) string {
 	var b strings.Builder
 	p.prelude(&b)
-	fmt.Fprintf(&b, "U=\"$T\"/%s; W=\"$T\"/%s\n", shellQuote(upload), shellQuote(codec.unpacked(upload)))
+	p.install(&b, upload, codec, sha)
+	return b.String()
+}
+
+// installCmd is installScript as the one line a waiting probe (Wait)
+// runs after its own prelude: B names the binary installed, which may be
+// the core flavor where the probe named the full thin.
+func (p scriptParams) installCmd(upload string, codec Codec, sha string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "B=\"$T\"/%s\n", shellQuote(p.Bin))
+	p.install(&b, upload, codec, sha)
+	// Every line is a whole command, so they join into one.
+	return strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "\n", "; ")
+}
+
+func (p scriptParams) install(b *strings.Builder, upload string, codec Codec, sha string) {
+	fmt.Fprintf(b, "U=\"$T\"/%s; W=\"$T\"/%s\n", shellQuote(upload), shellQuote(codec.unpacked(upload)))
 	if unpack := codec.unpack(); unpack != "" {
-		fmt.Fprintf(&b, "%s -- \"$U\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }\n", unpack, exitThinChecksum)
+		fmt.Fprintf(b, "%s -- \"$U\" || { rm -f \"$U\" \"$W\"; echo 'thin unpack failed' >&2; exit %d; }\n", unpack, exitThinChecksum)
 	}
 	source := "$U"
 	if codec.consumes() {
@@ -224,12 +268,11 @@ func (p scriptParams) installScript(upload string, codec Codec, sha string) stri
 	install := fmt.Sprintf("\"$W\" install %s%s \"%s\" \"$B\"", keep, shellQuote(sha), source)
 	if p.Sudo {
 		// The job runs under sudo: install as the login user first.
-		fmt.Fprintf(&b, "%s || exit $?\n", install)
-		p.invoke(&b)
-		return b.String()
+		fmt.Fprintf(b, "%s || exit $?\n", install)
+		p.invoke(b)
+		return
 	}
-	p.run(&b, "exec "+install+" --")
-	return b.String()
+	p.run(b, "exec "+install+" --")
 }
 
 // wipeScript removes thin_dir; used when a run ends before the thin

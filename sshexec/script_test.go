@@ -298,3 +298,40 @@ func TestProbeDeployLine(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitingProbe runs a waiting probe on a cold thin_dir under each
+// shell there is: it drops the job lines already on stdin (the password
+// line too), prints its deploy line ending in waitToken, and then runs the
+// go-ahead's command with the stdin that follows; if stdin ends instead,
+// it exits 11 having run nothing.
+func TestWaitingProbe(t *testing.T) {
+	for _, sh := range []string{"bash", "dash", "sh"} {
+		path, err := exec.LookPath(sh)
+		if err != nil {
+			continue
+		}
+		for _, password := range []bool{false, true} {
+			p := scriptParams{ThinDir: filepath.Join(t.TempDir(), "thin"), Bin: "salt-thin-f", Umask: -1, Wait: true, Password: password}
+			pre := `{"fun":"test.ping"}` + "\n"
+			if password {
+				pre = "pw\n" + pre
+			}
+			cmd := exec.Command(path, "-c", p.probeScript())
+			cmd.Stdin = strings.NewReader(pre + goMarker + ` read -r J; echo "ran with $J"; exit 0` + "\n" + `{"again":1}` + "\n")
+			out, err := cmd.Output()
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if err != nil || len(lines) != 2 || !strings.HasPrefix(lines[0], deployMarker+" ") || !strings.HasSuffix(lines[0], " "+waitToken) ||
+				lines[1] != `ran with {"again":1}` {
+				t.Errorf("%s (password %v): %v, output %q", sh, password, err, out)
+			}
+
+			cmd = exec.Command(path, "-c", p.probeScript())
+			cmd.Stdin = strings.NewReader(pre)
+			out, err = cmd.Output()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitThinDeploy || strings.Count(string(out), "\n") != 1 {
+				t.Errorf("%s (password %v), stdin closed: %v, output %q; want exit %d after the deploy line", sh, password, err, out, exitThinDeploy)
+			}
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package thin
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -61,17 +60,16 @@ func runSudo(ctx context.Context, inv *Invocation) int {
 		fmt.Fprintf(inv.Stderr, "salt-thin sudo: %s\n", err)
 		return ExGeneric
 	}
-	in := bufio.NewReader(inv.Stdin)
 	args := []string{"-n"}
 	env := os.Environ()
 	if *password {
-		line, err := in.ReadString('\n')
+		line, err := readLine(inv.Stdin)
 		if err != nil && line == "" {
 			fmt.Fprintln(inv.Stderr, "salt-thin sudo: no password on stdin")
 			return ExUsage
 		}
 		args = []string{"-A", "-p", ""}
-		env = append(env, "SUDO_ASKPASS="+self, askpassEnv+"=1", passwordEnv+"="+strings.TrimRight(line, "\r\n"))
+		env = append(env, "SUDO_ASKPASS="+self, askpassEnv+"=1", passwordEnv+"="+strings.TrimRight(line, "\r"))
 	}
 	if *user != "" {
 		args = append(args, "-u", *user)
@@ -82,7 +80,10 @@ func runSudo(ctx context.Context, inv *Invocation) int {
 	}
 	args = append(append(args, self), fs.Args()...)
 	cmd := exec.CommandContext(ctx, "sudo", args...)
-	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, in, inv.Stdout, inv.Stderr
+	// The job follows the password on stdin: sudo's command reads it
+	// from the same file, which stays open while the controller may still
+	// write (a waiting probe's session), so no copy must wait for its end.
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, inv.Stdin, inv.Stdout, inv.Stderr
 	if *tty {
 		ptmx, pts, err := openPTY()
 		if err != nil {
@@ -136,4 +137,23 @@ func ioctl(f *os.File, req, arg uintptr) error {
 		return errno
 	}
 	return nil
+}
+
+// readLine reads up to a newline a byte at a time, leaving whatever
+// follows unread for the next reader of r.
+func readLine(r io.Reader) (string, error) {
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		n, err := r.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				return string(line), nil
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			return string(line), err
+		}
+	}
 }
