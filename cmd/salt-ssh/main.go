@@ -9,11 +9,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/brinesalt/brine/internal/shutdown"
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// A run is short and its garbage small (27 MB peak at 100 hosts):
+		// collecting four times less often cut the controller's CPU for a
+		// warm test.ping on 100 hosts by about 8% for 4 MB more at peak.
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := shutdown.Context(os.Stderr, "\nExiting gracefully on Ctrl-c; press it again to exit now")
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
