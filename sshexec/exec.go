@@ -236,11 +236,11 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 			return r
 		}
 	}
-	job1, err := e.payload(ctx, t, p.ThinDir, job)
+	jobLine, err := e.payload(ctx, t, p.ThinDir, job)
 	if err != nil {
 		return failure(t.ID, err, 1)
 	}
-	payload := job1
+	payload := jobLine
 	if p.Password {
 		// sudo's password travels on stdin ahead of the job (thin/sudo.go).
 		payload = append([]byte(t.Passwd.Reveal()+"\n"), payload...)
@@ -248,7 +248,7 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 	var r Result
 	var stdout string
 	var ok bool
-	p.Wait = canWait(job1)
+	p.Wait = canWait(jobLine)
 	if p.Wait {
 		r, stdout, ok = e.attemptWaiting(ctx, conn, t.ID, p, payload, tm)
 	} else {
