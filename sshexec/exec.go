@@ -405,9 +405,9 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	// so no chmod runs on the host; its name has a dot, so no concurrent
 	// install mistakes it for another build's binary.
 	upload := fmt.Sprintf("%s.up-%d%s", p.Bin, time.Now().UnixNano(), codec.ext())
-	// A missing thin_dir is made by the upload with the mode Salt's shim
+	// thin_dir is made, or set, by the upload with the mode Salt's shim
 	// gives it; the install script's prelude then checks its owner.
-	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, p.binFileMode(), sshconn.WithParents(p.dirFileMode())); err != nil {
+	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, p.binFileMode(), sshconn.WithDir(p.dirFileMode())); err != nil {
 		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
 	}
 	tm.Sent = append(tm.Sent, p.Bin)

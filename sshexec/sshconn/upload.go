@@ -54,14 +54,21 @@ func (c *Conn) SFTP() (*sftp.Client, error) {
 type UploadOption func(*uploadOptions)
 
 type uploadOptions struct {
-	mkdir   bool
-	dirMode os.FileMode
+	mkdir    bool
+	dirMode  os.FileMode
+	chmodDir bool
 }
 
 // WithParents makes Upload create missing parent directories with dirMode
 // (before the remote umask), like mkdir -p.
 func WithParents(dirMode os.FileMode) UploadOption {
 	return func(o *uploadOptions) { o.mkdir, o.dirMode = true, dirMode }
+}
+
+// WithDir is WithParents that also gives the upload's own directory
+// dirMode when it already existed, as a private directory must have.
+func WithDir(dirMode os.FileMode) UploadOption {
+	return func(o *uploadOptions) { o.mkdir, o.dirMode, o.chmodDir = true, dirMode, true }
 }
 
 // Upload copies r to remotePath with mode, atomically: the data goes to
@@ -81,7 +88,11 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, remotePath string, mode 
 		return err
 	}
 	if o.mkdir {
-		if err := mkdirAll(s, path.Dir(remotePath), o.dirMode); err != nil {
+		made, err := mkdirAll(s, path.Dir(remotePath), o.dirMode)
+		if err == nil && !made && o.chmodDir {
+			err = s.Chmod(path.Dir(remotePath), o.dirMode)
+		}
+		if err != nil {
 			return c.lostOr("upload "+remotePath, err)
 		}
 	}
@@ -145,26 +156,26 @@ type renamer interface {
 }
 
 // mkdirAll is sftp's MkdirAll with a mode on the directories it creates.
-func mkdirAll(s *sftp.Client, dir string, mode os.FileMode) error {
+func mkdirAll(s *sftp.Client, dir string, mode os.FileMode) (made bool, err error) {
 	if st, err := s.Stat(dir); err == nil {
 		if !st.IsDir() {
-			return fmt.Errorf("mkdir %s: not a directory", dir)
+			return false, fmt.Errorf("mkdir %s: not a directory", dir)
 		}
-		return nil
+		return false, nil
 	}
 	if parent := path.Dir(dir); parent != dir {
-		if err := mkdirAll(s, parent, mode); err != nil {
-			return err
+		if _, err := mkdirAll(s, parent, mode); err != nil {
+			return false, err
 		}
 	}
 	if err := s.Mkdir(dir); err != nil {
 		// Lost a race with another creator: fine if it is a directory now.
 		if st, serr := s.Stat(dir); serr == nil && st.IsDir() {
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
-	return s.Chmod(dir, mode)
+	return true, s.Chmod(dir, mode)
 }
 
 // MkdirAll creates dir and its missing parents with mode.
@@ -176,7 +187,7 @@ func (c *Conn) MkdirAll(ctx context.Context, dir string, mode os.FileMode) error
 	if err != nil {
 		return err
 	}
-	if err := mkdirAll(s, dir, mode); err != nil {
+	if _, err := mkdirAll(s, dir, mode); err != nil {
 		return c.lostOr("mkdir "+dir, err)
 	}
 	return nil

@@ -61,6 +61,38 @@ func TestUpload(t *testing.T) {
 	}
 }
 
+// TestUploadWithDir: WithDir makes a missing directory with the mode and
+// gives an existing one the mode too (a thin_dir must be private), where
+// WithParents leaves an existing directory as it is.
+func TestUploadWithDir(t *testing.T) {
+	f := newFixture(t, sshtest.Options{})
+	c := f.dial(t)
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir  string
+		opt  UploadOption
+		want os.FileMode
+	}{
+		{open, WithParents(0o700), 0o755},
+		{open, WithDir(0o700), 0o700},
+		{filepath.Join(dir, "new"), WithDir(0o770), 0o770},
+	} {
+		if err := c.Upload(context.Background(), strings.NewReader("x"), filepath.Join(tc.dir, "f"), 0o600, tc.opt); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(tc.dir); err != nil || st.Mode().Perm() != tc.want {
+			t.Errorf("%s: %v, %v; want mode %v", tc.dir, st.Mode().Perm(), err, tc.want)
+		}
+	}
+}
+
 func TestUploadFailureLeavesTargetIntact(t *testing.T) {
 	f := newFixture(t, sshtest.Options{})
 	c := f.dial(t)
