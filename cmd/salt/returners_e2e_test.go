@@ -27,8 +27,15 @@ func jsonLines(t *testing.T, path string) []map[string]any {
 	if err != nil {
 		return nil
 	}
+	// Only whole lines: the file may be read between the returner's
+	// create and its write (polled by WaitFor).
+	text := string(b)
+	text = text[:strings.LastIndexByte(text, '\n')+1]
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for _, l := range strings.Split(text, "\n") {
+		if l == "" {
+			continue
+		}
 		var v map[string]any
 		if err := json.Unmarshal([]byte(l), &v); err != nil {
 			t.Fatalf("%s: line %q: %v", path, l, err)
