@@ -177,9 +177,11 @@ func (p scriptParams) keepPath() string {
 
 // probeScript runs the thin binary when this version is present, and
 // otherwise reports what to send: the kernel, the machine and the best
-// decompressor it has (zstd, gzip or none). A cold host pays for every
-// process started here, so it starts none under bash: thin_dir is made by
-// the upload (over SFTP), and bash's own variables name the machine.
+// decompressor it has (zstd, gzip or none); with Wait it then waits on the
+// same session for the upload and runs the job (see attemptWaiting), else
+// it exits 11. A cold host pays for every process started here, so it
+// starts none under bash: thin_dir is made by the upload (over SFTP), and
+// bash's own variables name the machine.
 func (p scriptParams) probeScript() string {
 	var b strings.Builder
 	p.prelude(&b)
