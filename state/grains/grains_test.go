@@ -175,13 +175,12 @@ func TestGatherLive(t *testing.T) {
 			t.Errorf("grain %s = %#v, want %#v", k, got, want)
 		}
 	}
-	// Salt's ipv4 grain is ip_addrs(include_loopback=True): every address,
-	// loopback included, sorted as strings (10.x sorts before 127.0.0.1).
+	// ipv4 is ip_addrs(include_loopback=True): loopback included. Its
+	// order against Salt is TestIPGrainsMatchSalt's, on synthetic
+	// tables, since this host's other interfaces are not the test's.
 	ipv4, _ := g.Value("ipv4").([]any)
-	if !slices.Contains(ipv4, any("127.0.0.1")) || !slices.IsSortedFunc(ipv4, func(a, b any) int {
-		return strings.Compare(a.(string), b.(string))
-	}) {
-		t.Errorf("ipv4 = %v, want a sorted list with 127.0.0.1", ipv4)
+	if !slices.Contains(ipv4, any("127.0.0.1")) {
+		t.Errorf("ipv4 = %v, want a list with 127.0.0.1", ipv4)
 	}
 	if b, err := os.ReadFile("/etc/os-release"); err == nil && strings.Contains(string(b), "ID=debian") && strings.Contains(string(b), `VERSION_ID="12"`) {
 		for k, want := range map[string]any{"os": "Debian", "os_family": "Debian", "osfinger": "Debian-12",

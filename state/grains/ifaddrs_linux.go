@@ -13,8 +13,10 @@ import (
 // namespaces' veth pairs) the grains then parsed ten thousand netlink
 // messages. Addresses are picked as net's newAddr does (IFA_LOCAL
 // before IFA_ADDRESS on a point-to-point link) and kept in the dump's
-// order, so the result is the same as per-interface Addrs.
-func addrsByIndex() (map[int][]netip.Addr, error) {
+// order, so the result is the same as per-interface Addrs, with each
+// address's flags (ifa_flags, or IFA_FLAGS where the kernel sends it)
+// so that secondary IPv4 addresses are told apart as iproute2 does.
+func addrsByIndex() (map[int][]ifAddr, error) {
 	rib, err := syscall.NetlinkRIB(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
 	if err != nil {
 		return nil, err
@@ -23,7 +25,7 @@ func addrsByIndex() (map[int][]netip.Addr, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[int][]netip.Addr{}
+	out := map[int][]ifAddr{}
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Header.Type == syscall.NLMSG_DONE {
@@ -38,10 +40,24 @@ func addrsByIndex() (map[int][]netip.Addr, error) {
 			return nil, err
 		}
 		if a, ok := pickAddr(family, attrs); ok {
-			out[index] = append(out[index], a)
+			out[index] = append(out[index], ifAddr{ip: a, flags: addrFlags(m.Data[2], attrs)})
 		}
 	}
 	return out, nil
+}
+
+// ifaFlags is IFA_FLAGS of linux/if_addr.h: the 32-bit address flags,
+// which supersede the 8-bit ifa_flags when present.
+const ifaFlags = 8
+
+// addrFlags is the flags of one RTM_NEWADDR, as iproute2 reads them.
+func addrFlags(ifaFlagsByte byte, attrs []syscall.NetlinkRouteAttr) uint32 {
+	for _, a := range attrs {
+		if a.Attr.Type == ifaFlags && len(a.Value) >= 4 {
+			return binary.NativeEndian.Uint32(a.Value[:4])
+		}
+	}
+	return uint32(ifaFlagsByte)
 }
 
 // pickAddr is the address net's newAddr reads from one RTM_NEWADDR.

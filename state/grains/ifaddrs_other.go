@@ -2,13 +2,10 @@
 
 package grains
 
-import (
-	"errors"
-	"net/netip"
-)
+import "errors"
 
 // addrsByIndex has no one-dump implementation here: interfaces falls
 // back to net.Interface.Addrs per interface.
-func addrsByIndex() (map[int][]netip.Addr, error) {
+func addrsByIndex() (map[int][]ifAddr, error) {
 	return nil, errors.New("no netlink address dump on this platform")
 }

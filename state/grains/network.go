@@ -19,24 +19,19 @@ import (
 const lookupTimeout = 250 * time.Millisecond
 
 // ifaceAddrs is it.Addrs() as netip addresses (one netlink dump per
-// interface; addrsByIndex makes one for all of them).
-func ifaceAddrs(it net.Interface) []netip.Addr {
+// interface; addrsByIndex makes one for all of them). net gives no
+// address flags, so this fallback files no address as secondary.
+func ifaceAddrs(it net.Interface) []ifAddr {
 	addrs, _ := it.Addrs()
-	var out []netip.Addr
+	var out []ifAddr
 	for _, a := range addrs {
 		if ipn, ok := a.(*net.IPNet); ok {
 			if ip, ok := netip.AddrFromSlice(ipn.IP); ok {
-				out = append(out, ip.Unmap())
+				out = append(out, ifAddr{ip: ip.Unmap()})
 			}
 		}
 	}
 	return out
-}
-
-type iface struct {
-	name        string
-	hwaddr      string
-	inet, inet6 []netip.Addr
 }
 
 func interfaces() []iface {
@@ -55,13 +50,8 @@ func interfaces() []iface {
 		if err != nil {
 			addrs = ifaceAddrs(it)
 		}
-		for _, ip := range addrs {
-			ip = ip.Unmap()
-			if ip.Is4() {
-				f.inet = append(f.inet, ip)
-			} else {
-				f.inet6 = append(f.inet6, ip)
-			}
+		for _, a := range addrs {
+			f.add(a)
 		}
 		out = append(out, f)
 	}
@@ -73,25 +63,12 @@ func interfaces() []iface {
 // dns, fqdns, default_gateway).
 func (o GatherOptions) netGrains(ctx context.Context) map[string]any {
 	ifs := interfaces()
-	g := map[string]any{}
-	ipI, ip4I, ip6I, hw := map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}
+	g := ipGrains(ifs)
 	var v4, v6 []netip.Addr
 	for _, f := range ifs {
-		all, l4, l6 := []any{}, []any{}, []any{}
-		for _, a := range f.inet {
-			all, l4 = append(all, a.String()), append(l4, a.String())
-		}
-		for _, a := range f.inet6 {
-			all, l6 = append(all, a.String()), append(l6, a.String())
-		}
-		ipI[f.name], ip4I[f.name], ip6I[f.name] = all, l4, l6
-		if f.hwaddr != "" {
-			hw[f.name] = f.hwaddr
-		}
-		v4, v6 = append(v4, f.inet...), append(v6, f.inet6...)
+		v4 = append(append(v4, f.inet...), f.secondary...)
+		v6 = append(v6, f.inet6...)
 	}
-	g["ip_interfaces"], g["ip4_interfaces"], g["ip6_interfaces"], g["hwaddr_interfaces"] = ipI, ip4I, ip6I, hw
-	g["ipv4"], g["ipv6"] = sortedAddrs(v4), sortedAddrs(v6)
 
 	host, _ := os.Hostname()
 	fqdn := o.fqdn(ctx, host)
@@ -121,6 +98,10 @@ func (o GatherOptions) netGrains(ctx context.Context) map[string]any {
 	return g
 }
 
+// sortedAddrs is fqdn_ip4/fqdn_ip6: getaddrinfo's addresses as
+// inet_ntop prints them, unique. Salt lists a Python set of the
+// strings, whose order changes with each process's hash seed; Brine
+// sorts them so that the grain is stable.
 func sortedAddrs(a []netip.Addr) []any {
 	sort.Slice(a, func(i, j int) bool { return a[i].Less(a[j]) })
 	out := []any{}
@@ -128,7 +109,7 @@ func sortedAddrs(a []netip.Addr) []any {
 		if i > 0 && x == a[i-1] {
 			continue
 		}
-		out = append(out, x.String())
+		out = append(out, ntop(x))
 	}
 	return out
 }
