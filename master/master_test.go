@@ -176,12 +176,38 @@ func TestCheckMinions(t *testing.T) {
 		{[]any{"db1", "nope"}, "list", "[db1]"},
 		{"role:web", "grain", "[web1 web2]"}, // web2 has no cache: greedy
 		{"G@role:db or web1", "compound", "[db1 web1 web2]"},
+		// Each word of a compound is its own set, as in Salt's
+		// _check_compound_minions: web2 (no cache) is kept by the grain
+		// word but not by the glob.
+		{"db* and G@role:db", "compound", "[db1]"},
+		// Malformed expressions reach whom Salt's reach: an unclosed
+		// group is closed, an unknown nodegroup dropped, a bad subnet is
+		// nobody.
+		{"( web*", "compound", "[web1 web2]"},
+		{"N@nope web1", "compound", "[web1]"},
+		{"S@bad or db1", "compound", "[db1]"},
+		{"not S@bad", "compound", "[db1 web1 web2]"},
 	} {
 		kind, _ := ParseKindForTest(tc.kind)
 		got, err := m.CheckMinions(tc.tgt, kind, "")
 		if err != nil || fmtList(got) != tc.want {
 			t.Errorf("%v %s: %v %v, want %s", tc.tgt, tc.kind, got, err, tc.want)
 		}
+	}
+	// Where Salt logs the expression and expects nobody, the error says
+	// why.
+	for _, tgt := range []string{"( )", "web1 )", "and web1", "E@(", "web1 ( db1 )", "N@nope"} {
+		got, err := m.CheckMinions(tgt, "compound", "")
+		if len(got) != 0 {
+			t.Errorf("%q: %v, want no minions", tgt, got)
+		}
+		if tgt != "( )" && err == nil {
+			t.Errorf("%q: no error", tgt)
+		}
+	}
+	m.o.Nodegroups = map[string]any{"open": "( web*"}
+	if got, err := m.CheckMinions("open", "nodegroup", ""); err != nil || fmtList(got) != "[web1 web2]" {
+		t.Errorf("nodegroup open: %v %v, want [web1 web2]", got, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,8 +121,24 @@ func (m *Master) sendPublish(frame []byte, kind target.Kind, minions []string) {
 // target is expected to reach. Id targets match the key names; grain and
 // pillar targets match the minion data cache, and a minion without
 // cached data is expected anyway (Salt's greedy mode).
+//
+// Compound and nodegroup targets are evaluated as Salt's
+// _check_compound_minions does, word by word over sets of minions, so a
+// malformed expression reaches whom Salt's reaches ("( web*" the web
+// minions, a dropped unknown nodegroup nobody extra); where Salt logs the
+// expression as invalid and expects no minions, the error says why.
 func (m *Master) CheckMinions(tgt any, kind target.Kind, delim string) ([]string, error) {
-	matcher, err := target.Compile(tgt, kind, target.Options{Delimiter: delim, Nodegroups: m.o.Nodegroups})
+	opts := target.Options{Delimiter: delim, Nodegroups: m.o.Nodegroups}
+	switch kind {
+	case target.Compound, target.CompoundPillarExact, target.Nodegroup:
+		if kind == target.Nodegroup {
+			// _check_nodegroup_minions: the compound of nodegroup_comp,
+			// as a compound's N@ word expands.
+			tgt = []any{"N@" + fmt.Sprint(tgt)}
+		}
+		return m.checkCompound(tgt, kind == target.CompoundPillarExact, opts)
+	}
+	matcher, err := target.Compile(tgt, kind, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +160,24 @@ func (m *Master) CheckMinions(tgt any, kind target.Kind, delim string) ([]string
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// checkCompound is _check_compound_minions (target.CompoundMinions) over
+// the accepted minions and the minion data cache.
+func (m *Master) checkCompound(tgt any, pillarExact bool, opts target.Options) ([]string, error) {
+	data := func(id string) (*target.Minion, bool) {
+		d, ok := m.minionData(id)
+		return &target.Minion{ID: id, Grains: d.Grains, Pillar: d.Pillar}, ok
+	}
+	ids, dropped, err := target.CompoundMinions(tgt, m.pki.ListKeys().Get(pki.Accepted), data, pillarExact, opts)
+	for _, d := range dropped {
+		m.log.Error("failed nodegroup expansion", "err", d)
+	}
+	if err != nil {
+		// The dropped nodegroups are usually why the rest is invalid.
+		return nil, fmt.Errorf("check minions: %w", errors.Join(append(dropped, err)...))
+	}
+	return ids, nil
 }
 
 // Accepted lists the accepted minion ids.

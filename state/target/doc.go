@@ -77,7 +77,21 @@
 // matchers, subdict_match and nodegroup_comp, loaded from a Salt checkout
 // by testdata/gen/gen.py, which regenerates them.
 //
+// # Salt's answers to malformed compound expressions
+//
+// Where the caller must answer exactly as Salt does rather than report
+// the error, CompoundValue (the minion's match.compound) and
+// CompoundMinions (the master's CkMinions.check_minions) evaluate the
+// expression as Salt does: word by word, then Python's eval() of the
+// text Salt builds, quirks included ("( )" is an empty tuple, "S@bad" an
+// empty list so "not S@bad" is True, an unknown X@ engine is a glob,
+// an unknown nodegroup is dropped, "x or y ( z )" is x when x is true,
+// and the master closes an unclosed "("). An expression Salt logs as
+// invalid is an *EvalError. testdata/compound_malformed.json holds
+// Salt's own answers, from testdata/gen/malformed.py, which runs Salt.
+//
 // Not modelled: the master's "greedy" mode for minions without cached
-// grains (the caller decides which minions to offer), and a few Unicode
+// grains outside CompoundMinions (the caller decides which minions to
+// offer), and a few Unicode
 // corner cases of Python's str.lower() and regex classes.
 package target

@@ -34,9 +34,10 @@ func (u unsupportedSyntax) Is(target error) bool {
 	return target == ErrUnsupportedRegex || target == ErrUnsupported
 }
 
-// SyntaxError is a malformed compound expression. Salt logs such an
-// expression and matches nothing (salt/matchers/compound_match.py); Brine
-// rejects it when compiling. Pos is the byte offset of Token in Expr (for
+// SyntaxError is a malformed compound expression. Salt logs most such
+// expressions and matches nothing (salt/matchers/compound_match.py);
+// Brine rejects them when compiling. CompoundValue and CompoundMinions
+// give Salt's exact answers instead. Pos is the byte offset of Token in Expr (for
 // a list expression, in its words joined by single spaces). For a word
 // that came from a nodegroup, Token is that word, Pos is the offset of the
 // N@ reference, and Msg names the nodegroup.

@@ -76,3 +76,54 @@ func FuzzGlob(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCompoundSalt feeds arbitrary compound expressions to Salt's
+// evaluation: it must not fail other than with an *EvalError or
+// ErrUnsupported, and where Compile accepts the expression both sides
+// must agree with the compiled matcher.
+func FuzzCompoundSalt(f *testing.F) {
+	for _, s := range []string{
+		"web*", "( )", "not ( )", "S@bad or web*", "( web*", "web* or db* ( web* )", "N@nope web*",
+		"E@( or web*", "P@os:( and web*", "not not x", "S@bad ( x )", "( ) ( )", "R@%c", "X@foo",
+	} {
+		f.Add(s)
+	}
+	opts := Options{Nodegroups: testNodegroups()}
+	ms := []*Minion{{ID: "db1"}, testMinion("web1")} // in id order, as CompoundMinions returns them
+	all := []string{"db1", "web1"}
+	data := func(id string) (*Minion, bool) {
+		if id == "web1" {
+			return ms[1], true
+		}
+		return ms[0], true
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		c, cerr := Compile(expr, Compound, opts)
+		for _, m := range ms {
+			v, _, err := CompoundValue(expr, m, opts)
+			var ee *EvalError
+			if err != nil && !errors.As(err, &ee) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("CompoundValue(%q): %v is neither an *EvalError nor unsupported", expr, err)
+			}
+			if cerr == nil && err == nil && v != c.Match(m) {
+				t.Fatalf("CompoundValue(%q) on %s = %v, Compile's matcher says %v", expr, m.ID, v, c.Match(m))
+			}
+		}
+		ids, _, err := CompoundMinions(expr, all, data, false, opts)
+		var ee *EvalError
+		if err != nil && !errors.As(err, &ee) && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("CompoundMinions(%q): %v is neither an *EvalError nor unsupported", expr, err)
+		}
+		if cerr == nil && err == nil {
+			var want []string
+			for _, m := range ms {
+				if c.Match(m) {
+					want = append(want, m.ID)
+				}
+			}
+			if strings.Join(want, ",") != strings.Join(ids, ",") {
+				t.Fatalf("CompoundMinions(%q) = %v, Compile's matcher says %v", expr, ids, want)
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -36,6 +37,28 @@ func nodegroupWords(name string, def any) ([]string, error) {
 // or engine prefix becomes "L@w1,w2", or "E@w1,w2" when a word holds one
 // of ( [ { \ ? } ] ).
 func expandNodegroup(name string, groups map[string]any, chain []string, first bool) ([]string, error) {
+	return expandNodegroupMode(name, groups, chain, first, nil)
+}
+
+// expandNodegroupSalt is nodegroup_comp exactly: an unknown, looping or
+// malformed nodegroup expands to nothing, wherever it is referenced, and
+// the reason is added to dropped (Salt logs it).
+func expandNodegroupSalt(name string, groups map[string]any, dropped *[]error) ([]string, error) {
+	return expandNodegroupMode(name, groups, nil, true, dropped)
+}
+
+// expandNodegroupMode is expandNodegroup; with a non-nil dropped, a
+// group that cannot be expanded is dropped rather than an error.
+func expandNodegroupMode(name string, groups map[string]any, chain []string, first bool, dropped *[]error) (words []string, err error) {
+	if dropped != nil {
+		defer func() {
+			var ne *NodegroupError
+			if errors.As(err, &ne) && ne.Err != errNodegroupTooBig {
+				*dropped = append(*dropped, err)
+				words, err = nil, nil
+			}
+		}()
+	}
 	chain = append(chain, name)
 	for _, seen := range chain[:len(chain)-1] {
 		if seen == name {
@@ -46,7 +69,7 @@ func expandNodegroup(name string, groups map[string]any, chain []string, first b
 	if !ok {
 		return nil, &NodegroupError{Name: name, Chain: append([]string(nil), chain...), Msg: "not defined in nodegroups", Err: ErrUnknownNodegroup}
 	}
-	words, err := nodegroupWords(name, def)
+	words, err = nodegroupWords(name, def)
 	if err != nil {
 		return nil, err
 	}
@@ -58,14 +81,14 @@ func expandNodegroup(name string, groups map[string]any, chain []string, first b
 			ret = append(ret, w)
 		case len(w) >= 3 && strings.HasPrefix(w, "N@"):
 			expanded = true
-			sub, err := expandNodegroup(w[2:], groups, chain, false)
+			sub, err := expandNodegroupMode(w[2:], groups, chain, false, dropped)
 			if err != nil {
 				return nil, err
 			}
 			ret = append(ret, sub...)
 			if len(ret) > maxNodegroupWords {
 				return nil, &NodegroupError{Name: name, Chain: append([]string(nil), chain...),
-					Msg: fmt.Sprintf("expands to more than %d words", maxNodegroupWords)}
+					Msg: fmt.Sprintf("expands to more than %d words", maxNodegroupWords), Err: errNodegroupTooBig}
 			}
 		default:
 			ret = append(ret, w)
@@ -87,6 +110,10 @@ func expandNodegroup(name string, groups map[string]any, chain []string, first b
 	}
 	return words, nil
 }
+
+// errNodegroupTooBig marks an expansion past maxNodegroupWords, which
+// Brine refuses even where Salt would go on.
+var errNodegroupTooBig = errors.New("nodegroup expansion too large")
 
 // maxNodegroupWords bounds an expansion: nodegroups that reference each
 // other several times over grow exponentially.

@@ -5,7 +5,8 @@
 // state/target's.
 //
 // As in Salt, a malformed target matches nothing (the error is logged)
-// rather than failing the call. Where Brine cannot evaluate a valid
+// rather than failing the call; match.compound returns exactly what
+// Salt's does for a malformed expression, which can be True or []. Where Brine cannot evaluate a valid
 // target (a regular expression RE2 cannot run) the call fails instead of
 // guessing.
 package match
@@ -85,7 +86,7 @@ type matchFunc func(ctx context.Context, env *modules.Env, args []any) (any, err
 
 // funcs are the matcher functions by their Salt names.
 var funcs = map[string]matchFunc{
-	"compound":    idMatcher(target.Compound),
+	"compound":    compound,
 	"glob":        idMatcher(target.Glob),
 	"pcre":        idMatcher(target.PCRE),
 	"list":        idMatcher(target.List),
@@ -118,6 +119,32 @@ func idMatcher(kind target.Kind) matchFunc {
 		}
 		return evaluate(env, tgt, kind, m, target.OptionsFromConfig(env.Opts))
 	}
+}
+
+// compound is match.compound(tgt, minion_id=None): what Salt's
+// compound matcher returns, malformed targets included — True, False,
+// or [] where Salt's eval() yields an empty list or tuple ("S@bad",
+// "( )"); a target it logs as invalid is False (target.CompoundValue).
+func compound(_ context.Context, env *modules.Env, args []any) (any, error) {
+	var minionID any
+	if len(args) > 1 {
+		minionID = args[1]
+	}
+	v, dropped, err := target.CompoundValue(args[0], minion(env, minionID, false), target.OptionsFromConfig(env.Opts))
+	if env.Log != nil {
+		for _, d := range dropped {
+			env.Log.Error("failed nodegroup expansion", "error", d.Error())
+		}
+	}
+	if err != nil {
+		if errors.Is(err, target.ErrUnsupported) {
+			return nil, modules.Errorf("match compound: %w", err)
+		}
+		if env.Log != nil {
+			env.Log.Error("invalid compound target", "error", err.Error())
+		}
+	}
+	return v, nil
 }
 
 // dataMatcher is match.grain/grain_pcre/pillar/pillar_pcre(tgt,
