@@ -37,6 +37,7 @@ func gatherCore(ctx context.Context, o GatherOptions) (map[string]any, error) {
 		func() { r.set(o.processGrains()) },
 		func() { r.set(o.systemGrains(ctx)) },
 		func() { r.set(o.virtualGrains()) },
+		func() { r.set(o.zfsGrains(ctx)) },
 	}
 	var wg sync.WaitGroup
 	for _, t := range tasks {
