@@ -4,7 +4,8 @@ state/modules/match/testdata from CPython and from Salt's own code.
     python3 state/target/testdata/gen/gen.py
 
 See saltref.py for how Salt's functions are loaded. Every table is
-seeded, so a rerun reproduces the files.
+seeded, so a rerun reproduces the files. compound_malformed.json comes
+from malformed.py, which imports Salt itself instead.
 """
 
 import copy
