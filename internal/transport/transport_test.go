@@ -219,37 +219,3 @@ func TestRouterRefusesGarbage(t *testing.T) {
 		t.Fatalf("dropped = %d", r.Dropped.Load())
 	}
 }
-
-func FuzzReadMessage(f *testing.F) {
-	f.Add([]byte{0, 3, 'a', 'b', 'c'})
-	f.Add([]byte{1, 0, 0, 2, 'h', 'i'})
-	f.Add([]byte{4, 6, 5, 'R', 'E', 'A', 'D', 'Y'})
-	f.Add([]byte{2, 0, 0, 0, 0, 0, 0, 0, 1, 'x'})
-	f.Add([]byte{2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		a, b := net.Pipe()
-		defer a.Close()
-		go func() { b.Write(data); b.Close() }()
-		c := &Conn{nc: a, r: newReader(a), max: 1 << 16}
-		for {
-			frames, cmd, err := c.readMessage(c.max)
-			if err != nil {
-				return
-			}
-			total := 0
-			for _, f := range frames {
-				total += len(f)
-			}
-			if total > c.max {
-				t.Fatalf("message of %d bytes over the limit", total)
-			}
-			if cmd {
-				if name, body, err := parseCommand(frames[0]); err == nil && name == "READY" {
-					parseProps(body)
-				}
-			}
-			Subscription(frames, cmd)
-			splitEnvelope(frames)
-		}
-	})
-}
