@@ -33,7 +33,7 @@ func TestLibzmqPeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p, err := ListenPub("127.0.0.1:0", PubOptions{})
+	p, err := ListenPub(ctx, "127.0.0.1:0", PubOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
@@ -37,7 +36,10 @@ type RouterOptions struct {
 	// hold together (default DefaultFreshBudget); see limits.go.
 	FreshMessage int
 	FreshBudget  int64
-	Log          *slog.Logger
+	// BindRetry is how long to retry a bind to an address in use
+	// (0: DefaultBindRetry, negative: none).
+	BindRetry time.Duration
+	Log       *slog.Logger
 }
 
 // Router is the master's ROUTER socket on ret_port feeding a bounded
@@ -95,9 +97,9 @@ func ListenRouter(ctx context.Context, addr string, o RouterOptions, h Handler) 
 		o.MaxMessage = DefaultMaxMessage
 	}
 	o.applyLimitDefaults()
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(ctx, addr, "request", o.BindRetry, logger(o.Log))
 	if err != nil {
-		return nil, fmt.Errorf("listen request %s: %w", addr, err)
+		return nil, err
 	}
 	r := &Router{ln: ln, opts: o, log: logger(o.Log), h: h, tasks: make(chan task, o.Queue), conns: map[*routerConn]struct{}{},
 		lim: newRouterLimits(o)}

@@ -27,7 +27,7 @@ func TestZmq4Interop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p, err := ListenPub("127.0.0.1:0", PubOptions{})
+	p, err := ListenPub(ctx, "127.0.0.1:0", PubOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestStalledSubscriber(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := ListenPub("127.0.0.1:0", PubOptions{HWM: 50})
+	p, err := ListenPub(ctx, "127.0.0.1:0", PubOptions{HWM: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
