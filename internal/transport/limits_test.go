@@ -150,3 +150,21 @@ func TestHeaderAloneCostsNothing(t *testing.T) {
 		t.Fatalf("allocated %d bytes for a 33 KB body claiming 64 MiB", d)
 	}
 }
+
+// TestEmptyFramesCount: endless empty MORE frames cost memory (the
+// slice holding each) and count towards the message limit, so 10,000
+// of them, 20 KB on the wire, exceed a 64 KiB limit.
+func TestEmptyFramesCount(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	go func() {
+		msg := bytes.Repeat([]byte{flagMore, 0}, 10000)
+		b.Write(append(msg, 0, 1, 'x'))
+		b.Close()
+	}()
+	c := &Conn{nc: a, r: newReader(a), max: 64 << 10}
+	frames, _, _, err := c.readMessage(msgLimit{max: c.max})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("read %d frames, err %v; want ErrTooLarge", len(frames), err)
+	}
+}

@@ -207,8 +207,14 @@ type msgLimit struct {
 	free   int
 }
 
+// frameCost is what a frame counts towards a message's limit besides
+// its body: the slice that holds it. Without it a peer could send
+// endless empty MORE frames, 2 bytes each on the wire and 24 in memory.
+const frameCost = 32
+
 // readMessage reads one message (frames up to the last without MORE),
-// refusing more than lim.max bytes in all. cmd reports a command frame.
+// refusing more than lim.max bytes in all (bodies and frameCost per
+// frame). cmd reports a command frame.
 // charged is what the message took from lim.budget; the caller gives it
 // back when it lets go of the frames (on an error it is already back).
 func (c *Conn) readMessage(lim msgLimit) (frames [][]byte, cmd bool, charged int64, err error) {
@@ -224,9 +230,13 @@ func (c *Conn) readMessage(lim msgLimit) (frames [][]byte, cmd bool, charged int
 		if err != nil {
 			return nil, false, charged, err
 		}
-		if size > uint64(lim.max-total) {
+		if total+frameCost > lim.max || size > uint64(lim.max-total-frameCost) {
 			return nil, false, charged, fmt.Errorf("frame of %d bytes over the %d-byte message limit: %w", size, lim.max, ErrTooLarge)
 		}
+		if err := lim.take(total, 0, frameCost, &charged); err != nil {
+			return nil, false, charged, err
+		}
+		total += frameCost
 		body, err := c.readBody(int(size), total, lim, &charged)
 		if err != nil {
 			return nil, false, charged, err
