@@ -11,6 +11,10 @@
 // after v0.17.0, unreleased), and its sockets do not surface a lost
 // connection to the caller. zmq4 remains the independent implementation
 // the tests talk to, and libzmq (pyzmq) peers interoperate.
+//
+// Frames are read as their bytes arrive, never allocated at the size a
+// header declares, and the Router bounds what request peers not yet
+// authenticated may send, each and together (limits.go).
 package transport
 
 import (
