@@ -242,7 +242,7 @@ func (m *Master) Run(ctx context.Context) error {
 // maintenance loop; Stop ends them.
 func (m *Master) Start(ctx context.Context) error {
 	ip := m.o.Interface
-	pub, err := transport.ListenPub(net.JoinHostPort(ip, strconv.Itoa(m.o.PublishPort)), transport.PubOptions{Log: m.log})
+	pub, err := transport.ListenPub(ctx, net.JoinHostPort(ip, strconv.Itoa(m.o.PublishPort)), transport.PubOptions{Log: m.log})
 	if err != nil {
 		return fmt.Errorf("start master: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -326,5 +327,66 @@ func asker(t *testing.T, ctx context.Context, req *transport.Req, id string) fun
 			t.Fatal(err)
 		}
 		return v
+	}
+}
+
+// TestLargeLoadOnlyAfterAuthentication: a peer that has not sent a load
+// that opened with a session key may not send more than the transport's
+// fresh limit (1 MiB), so a stranger's 2 MiB frame closes its
+// connection unread; once a minion's return opened, a 2 MiB return from
+// its address, on a new connection as Salt's minion opens one per
+// return, is served.
+func TestLargeLoadOnlyAfterAuthentication(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.Interface, o.PublishPort, o.RetPort = "127.0.0.1", 0, 0
+	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
+	o.Auth.AutoAccept = true
+	o.MaxMessage = 8 << 20
+	m, err := New(o, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	stranger := &transport.Req{Addr: m.RetAddr().String()}
+	defer stranger.Close()
+	if raw, err := stranger.Do(ctx, make([]byte, 2<<20)); err == nil {
+		t.Fatalf("2 MiB frame from an unauthenticated peer answered: %q", raw)
+	}
+	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	defer req.Close()
+	mp, sess := signIn(t, ctx, req, "m1")
+	key, _ := mp.Key(2048)
+	send := func(c *transport.Req, ret any, nonce string) any {
+		t.Helper()
+		jid, _, err := m.Publish(PublishRequest{Tgt: "m1", Fun: "test.echo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		load := (&protocol.Return{ID: "m1", Success: true, Return: ret, JID: jid, Fun: "test.echo"}).SaltMap()
+		rq, _ := crypt.PackageRequest(sess, key, "m1", load, nonce, time.Now(), crypt.OAEPSHA1, crypt.PKCS1v15SHA1)
+		frame, _ := protocol.Marshal(rq)
+		raw, err := c.Do(ctx, frame)
+		if err != nil {
+			t.Fatalf("return of %d bytes: %v", len(frame), err)
+		}
+		v, err := sess.Loads(mustBytes(t, raw), nonce)
+		if err != nil {
+			t.Fatalf("reply %q: %v", raw, err)
+		}
+		return v
+	}
+	if v := send(req, "small", "00000000000000000000000000000001"); v != true {
+		t.Fatalf("small return: %v", v)
+	}
+	big := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	defer big.Close()
+	if v := send(big, strings.Repeat("x", 2<<20), "00000000000000000000000000000002"); v != true {
+		t.Fatalf("2 MiB return: %v", v)
 	}
 }

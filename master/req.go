@@ -9,6 +9,7 @@ import (
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -140,6 +141,9 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		m.log.Warn("replayed request dropped", "id", req.ID, "peer", peer)
 		return badLoad
 	}
+	// The load opened with the session key of an accepted minion: its
+	// address may now send loads up to max_message (transport/limits.go).
+	transport.Authenticated(ctx)
 	cmd, _ := load.Value("cmd").(string)
 	var ret any
 	switch cmd {

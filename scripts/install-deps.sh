@@ -3,7 +3,7 @@
 # on a Debian 12 machine, as root. Idempotent: when everything is present it
 # changes nothing, prints nothing and takes well under a second.
 #
-#   scripts/install-deps.sh           test-host harness: sshd, ssh, sudo, ip, ...
+#   scripts/install-deps.sh           test-host harness (sshd, ssh, sudo, ip, ...), pyzmq
 #   scripts/install-deps.sh --bench   also ansible-core and hyperfine (bench/)
 #
 # The system's own sshd service is never started or needed: the test-host
@@ -32,7 +32,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # A package counts as present when dpkg says it is installed.
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 passwd zstd gzip)
+# python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi

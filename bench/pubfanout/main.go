@@ -114,7 +114,7 @@ func round(ctx context.Context, name, python string, n, msgs, size int, slow boo
 	var p publisher
 	var err error
 	if name == "brine" {
-		p, err = newBrine(hwm)
+		p, err = newBrine(ctx, hwm)
 	} else {
 		p, err = newLibzmq(ctx, python, hwm)
 	}
@@ -213,8 +213,8 @@ func receive(c *transport.Conn, msgs, size int, warm *atomic.Int64) error {
 
 type brinePub struct{ p *transport.Publisher }
 
-func newBrine(hwm int) (*brinePub, error) {
-	p, err := transport.ListenPub("127.0.0.1:0", transport.PubOptions{HWM: hwm, MaxMessage: 1 << 20})
+func newBrine(ctx context.Context, hwm int) (*brinePub, error) {
+	p, err := transport.ListenPub(ctx, "127.0.0.1:0", transport.PubOptions{HWM: hwm, MaxMessage: 1 << 20})
 	if err != nil {
 		return nil, err
 	}

@@ -137,6 +137,17 @@ func (c *Cluster) StartMaster() {
 	})
 }
 
+// MasterPID is the running master's process id (0 when stopped).
+func (c *Cluster) MasterPID() int {
+	if c.master == nil {
+		return 0
+	}
+	return c.master.Process.Pid
+}
+
+// RetPort is the master's request (ret_port) port on 127.0.0.1.
+func (c *Cluster) RetPort() int { return c.retPort }
+
 // StopMaster interrupts the master and waits for it to exit.
 func (c *Cluster) StopMaster() {
 	if c.master != nil {

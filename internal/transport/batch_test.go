@@ -16,7 +16,7 @@ func TestPublishBatches(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const n = 3000
-	p, err := ListenPub("127.0.0.1:0", PubOptions{HWM: n})
+	p, err := ListenPub(ctx, "127.0.0.1:0", PubOptions{HWM: n})
 	if err != nil {
 		t.Fatal(err)
 	}

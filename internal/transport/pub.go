@@ -6,7 +6,6 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -25,7 +24,10 @@ type PubOptions struct {
 	WriteTimeout time.Duration
 	// MaxMessage bounds what a subscriber may send (subscriptions).
 	MaxMessage int
-	Log        *slog.Logger
+	// BindRetry is how long to retry a bind to an address in use
+	// (0: DefaultBindRetry, negative: none).
+	BindRetry time.Duration
+	Log       *slog.Logger
 }
 
 // Publisher is the master's PUB socket. Each subscriber has its own
@@ -67,7 +69,7 @@ func (s *subscriber) wants(first []byte) bool {
 }
 
 // ListenPub binds a PUB socket on addr ("host:port").
-func ListenPub(addr string, o PubOptions) (*Publisher, error) {
+func ListenPub(ctx context.Context, addr string, o PubOptions) (*Publisher, error) {
 	if o.HWM <= 0 {
 		o.HWM = 1000
 	}
@@ -77,9 +79,9 @@ func ListenPub(addr string, o PubOptions) (*Publisher, error) {
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = 64 << 10
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(ctx, addr, "publish", o.BindRetry, logger(o.Log))
 	if err != nil {
-		return nil, fmt.Errorf("listen publish %s: %w", addr, err)
+		return nil, err
 	}
 	p := &Publisher{ln: ln, opts: o, log: logger(o.Log), subs: map[*subscriber]struct{}{}, closed: make(chan struct{})}
 	p.wg.Add(1)

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
@@ -32,7 +31,15 @@ type RouterOptions struct {
 	Queue int
 	// MaxMessage bounds one request; a larger one closes the connection.
 	MaxMessage int
-	Log        *slog.Logger
+	// FreshMessage bounds one request from a peer not yet authenticated
+	// (default DefaultFreshMessage), FreshBudget what all such peers
+	// hold together (default DefaultFreshBudget); see limits.go.
+	FreshMessage int
+	FreshBudget  int64
+	// BindRetry is how long to retry a bind to an address in use
+	// (0: DefaultBindRetry, negative: none).
+	BindRetry time.Duration
+	Log       *slog.Logger
 }
 
 // Router is the master's ROUTER socket on ret_port feeding a bounded
@@ -49,6 +56,7 @@ type Router struct {
 	mu    sync.Mutex
 	conns map[*routerConn]struct{}
 	seq   atomic.Int64
+	lim   *routerLimits
 	// Dropped counts malformed or oversized requests.
 	Dropped atomic.Int64
 	// Skipped counts requests whose peer left before a worker got to them.
@@ -74,6 +82,7 @@ type task struct {
 	rc       *routerConn
 	envelope [][]byte
 	body     []byte
+	charged  int64 // taken from the fresh budget until answered
 }
 
 // ListenRouter binds a ROUTER socket on addr and starts the workers.
@@ -87,11 +96,13 @@ func ListenRouter(ctx context.Context, addr string, o RouterOptions, h Handler) 
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = DefaultMaxMessage
 	}
-	ln, err := net.Listen("tcp", addr)
+	o.applyLimitDefaults()
+	ln, err := listen(ctx, addr, "request", o.BindRetry, logger(o.Log))
 	if err != nil {
-		return nil, fmt.Errorf("listen request %s: %w", addr, err)
+		return nil, err
 	}
-	r := &Router{ln: ln, opts: o, log: logger(o.Log), h: h, tasks: make(chan task, o.Queue), conns: map[*routerConn]struct{}{}}
+	r := &Router{ln: ln, opts: o, log: logger(o.Log), h: h, tasks: make(chan task, o.Queue), conns: map[*routerConn]struct{}{},
+		lim: newRouterLimits(o)}
 	r.ctx, r.stop = context.WithCancel(ctx)
 	for range o.Workers {
 		r.wg.Add(1)
@@ -146,9 +157,9 @@ func (r *Router) serve(nc net.Conn) {
 		c.Close()
 	}()
 	for {
-		frames, cmd, err := c.Recv()
+		frames, cmd, charged, err := r.readRequest(rc)
 		if err != nil {
-			if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrProtocol) {
+			if errors.Is(err, ErrProtocol) {
 				r.Dropped.Add(1)
 				r.log.Warn("request refused, closing connection", "peer", rc.id, "err", err)
 			}
@@ -161,6 +172,7 @@ func (r *Router) serve(nc net.Conn) {
 		// [body]. The envelope is everything up to the empty delimiter.
 		env, body, ok := splitEnvelope(frames)
 		if !ok {
+			r.lim.fresh.budget.give(charged)
 			r.Dropped.Add(1)
 			r.log.Warn("malformed request dropped", "peer", rc.id, "frames", len(frames))
 			continue
@@ -171,7 +183,7 @@ func (r *Router) serve(nc net.Conn) {
 			return
 		}
 		select {
-		case r.tasks <- task{rc: rc, envelope: env, body: body}:
+		case r.tasks <- task{rc: rc, envelope: env, body: body, charged: charged}:
 		case <-r.ctx.Done():
 			return
 		}
@@ -201,6 +213,7 @@ func (r *Router) work() {
 			return
 		case t := <-r.tasks:
 			r.handle(t)
+			r.lim.fresh.budget.give(t.charged)
 			<-t.rc.slots
 		}
 	}
@@ -212,7 +225,7 @@ func (r *Router) handle(t task) {
 		r.Skipped.Add(1)
 		return
 	}
-	reply := r.h(r.ctx, t.rc.id, t.body)
+	reply := r.h(r.handlerContext(t.rc), t.rc.id, t.body)
 	if reply == nil {
 		return
 	}

@@ -11,6 +11,10 @@
 // after v0.17.0, unreleased), and its sockets do not surface a lost
 // connection to the caller. zmq4 remains the independent implementation
 // the tests talk to, and libzmq (pyzmq) peers interoperate.
+//
+// Frames are read as their bytes arrive, never allocated at the size a
+// header declares, and the Router bounds what request peers not yet
+// authenticated may send, each and together (limits.go).
 package transport
 
 import (
@@ -103,13 +107,11 @@ func Handshake(nc net.Conn, typ string, identity []byte, max int, timeout time.D
 	if _, err := io.ReadFull(c.r, g[:]); err != nil {
 		return nil, fmt.Errorf("zmtp greeting: %w", err)
 	}
-	if g[0] != 0xff || g[9]&1 != 1 || g[10] < 3 {
-		return nil, fmt.Errorf("zmtp greeting: not ZMTP 3: %w", ErrProtocol)
+	minor, err := parseGreeting(g[:])
+	if err != nil {
+		return nil, fmt.Errorf("zmtp greeting: %w", err)
 	}
-	if string(bytes.TrimRight(g[12:32], "\x00")) != "NULL" {
-		return nil, fmt.Errorf("zmtp greeting: mechanism %q: %w", bytes.TrimRight(g[12:32], "\x00"), ErrProtocol)
-	}
-	c.minor = g[11]
+	c.minor = minor
 	props := [][2]string{{"Socket-Type", typ}}
 	if typ == TypeREQ || typ == TypeDEALER || typ == TypeROUTER || typ == TypeSUB {
 		props = append(props, [2]string{"Identity", string(identity)})
@@ -117,7 +119,7 @@ func Handshake(nc net.Conn, typ string, identity []byte, max int, timeout time.D
 	if err := c.Send([][]byte{readyBody(props)}, true); err != nil {
 		return nil, fmt.Errorf("zmtp ready: %w", err)
 	}
-	frames, cmd, err := c.readMessage(64 << 10)
+	frames, cmd, _, err := c.readMessage(msgLimit{max: 64 << 10})
 	if err != nil {
 		return nil, fmt.Errorf("zmtp ready: %w", err)
 	}
@@ -140,6 +142,23 @@ func Handshake(nc net.Conn, typ string, identity []byte, max int, timeout time.D
 		return nil, fmt.Errorf("zmtp ready: peer %q cannot talk to %s: %w", peer, typ, ErrProtocol)
 	}
 	return c, nil
+}
+
+// parseGreeting checks a peer's 64-byte greeting (rfc 23): the
+// signature's first and last bytes, major version 3 or later and the
+// NULL mechanism, the only one Salt's sockets use. It returns the
+// peer's minor version.
+func parseGreeting(g []byte) (minor byte, err error) {
+	if len(g) != 64 {
+		return 0, fmt.Errorf("greeting of %d bytes: %w", len(g), ErrProtocol)
+	}
+	if g[0] != 0xff || g[9]&1 != 1 || g[10] < 3 {
+		return 0, fmt.Errorf("not ZMTP 3: %w", ErrProtocol)
+	}
+	if mech := bytes.TrimRight(g[12:32], "\x00"); string(mech) != "NULL" {
+		return 0, fmt.Errorf("mechanism %q: %w", mech, ErrProtocol)
+	}
+	return g[11], nil
 }
 
 func readyBody(props [][2]string) []byte {
@@ -183,58 +202,158 @@ func parseProps(b []byte) (map[string]string, error) {
 	return out, nil
 }
 
+// msgLimit is what one message read may take: at most max bytes in all
+// and, with a budget, every byte past the first free ones taken from
+// that shared budget (see limits.go).
+type msgLimit struct {
+	max    int
+	budget *budget
+	free   int
+}
+
+// frameCost is what a frame counts towards a message's limit besides
+// its body: the slice that holds it. Without it a peer could send
+// endless empty MORE frames, 2 bytes each on the wire and 24 in memory.
+const frameCost = 32
+
 // readMessage reads one message (frames up to the last without MORE),
-// refusing more than max bytes in all. cmd reports a command frame.
-func (c *Conn) readMessage(max int) (frames [][]byte, cmd bool, err error) {
+// refusing more than lim.max bytes in all (bodies and frameCost per
+// frame). cmd reports a command frame.
+// charged is what the message took from lim.budget; the caller gives it
+// back when it lets go of the frames (on an error it is already back).
+func (c *Conn) readMessage(lim msgLimit) (frames [][]byte, cmd bool, charged int64, err error) {
 	total := 0
+	defer func() {
+		if err != nil {
+			lim.budget.give(charged)
+			frames, charged = nil, 0
+		}
+	}()
 	for {
-		var hdr [9]byte
-		if _, err := io.ReadFull(c.r, hdr[:2]); err != nil {
-			return nil, false, err
+		flags, size, err := c.readHeader()
+		if err != nil {
+			return nil, false, charged, err
 		}
-		flags := hdr[0]
-		if flags&^(flagMore|flagLong|flagCommand) != 0 {
-			return nil, false, fmt.Errorf("frame flags %#x: %w", flags, ErrProtocol)
+		if total+frameCost > lim.max || size > uint64(lim.max-total-frameCost) {
+			return nil, false, charged, fmt.Errorf("frame of %d bytes over the %d-byte message limit: %w", size, lim.max, ErrTooLarge)
 		}
-		size := uint64(hdr[1])
-		if flags&flagLong != 0 {
-			if _, err := io.ReadFull(c.r, hdr[2:9]); err != nil {
-				return nil, false, err
-			}
-			size = binary.BigEndian.Uint64(hdr[1:9])
+		if err := lim.take(total, 0, frameCost, &charged); err != nil {
+			return nil, false, charged, err
 		}
-		if size > uint64(max-total) {
-			return nil, false, fmt.Errorf("frame of %d bytes: %w", size, ErrTooLarge)
-		}
-		body := make([]byte, size)
-		if _, err := io.ReadFull(c.r, body); err != nil {
-			return nil, false, err
+		total += frameCost
+		body, err := c.readBody(int(size), total, lim, &charged)
+		if err != nil {
+			return nil, false, charged, err
 		}
 		total += int(size)
 		frames = append(frames, body)
 		if flags&flagCommand != 0 {
 			if flags&flagMore != 0 {
-				return nil, false, fmt.Errorf("command with MORE: %w", ErrProtocol)
+				return nil, false, charged, fmt.Errorf("command with MORE: %w", ErrProtocol)
 			}
-			return frames, true, nil
+			return frames, true, charged, nil
 		}
 		if flags&flagMore == 0 {
-			return frames, false, nil
+			return frames, false, charged, nil
 		}
 	}
+}
+
+// readHeader reads a frame header (rfc 23): flags, then a 1-byte size
+// or, with LONG, an 8-byte one.
+func (c *Conn) readHeader() (flags byte, size uint64, err error) {
+	var hdr [9]byte
+	if _, err := io.ReadFull(c.r, hdr[:2]); err != nil {
+		return 0, 0, err
+	}
+	flags = hdr[0]
+	if flags&^(flagMore|flagLong|flagCommand) != 0 {
+		return 0, 0, fmt.Errorf("frame flags %#x: %w", flags, ErrProtocol)
+	}
+	if flags&flagLong == 0 {
+		return flags, uint64(hdr[1]), nil
+	}
+	if _, err := io.ReadFull(c.r, hdr[2:9]); err != nil {
+		return 0, 0, err
+	}
+	return flags, binary.BigEndian.Uint64(hdr[1:9]), nil
+}
+
+// firstChunk is the most a frame body gets before any of it arrived.
+const firstChunk = 64 << 10
+
+// readBody reads a frame body of size bytes, the message having taken
+// before bytes already. The buffer grows (doubling) as bytes arrive
+// rather than being allocated at the declared size: a header costs
+// nothing until its body is actually sent, so a peer claiming 100 MB
+// and sending 33 KB holds 64 KB, not 100 MB. Growth past lim.free
+// bytes of the message is taken from lim.budget first.
+func (c *Conn) readBody(size, before int, lim msgLimit, charged *int64) ([]byte, error) {
+	n := min(size, firstChunk)
+	if err := lim.take(before, 0, n, charged); err != nil {
+		return nil, err
+	}
+	body := make([]byte, 0, n)
+	for len(body) < size {
+		if len(body) == cap(body) {
+			grown := min(size, 2*cap(body))
+			if err := lim.take(before, cap(body), grown, charged); err != nil {
+				return nil, err
+			}
+			nb := make([]byte, len(body), grown)
+			copy(nb, body)
+			body = nb
+		}
+		m, err := c.r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+m]
+		if err != nil && len(body) < size {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+// take charges the growth of a frame buffer from had to want bytes,
+// the message's earlier frames holding before bytes, to the budget:
+// only what lies past lim.free bytes of the message counts.
+func (lim msgLimit) take(before, had, want int, charged *int64) error {
+	if lim.budget == nil {
+		return nil
+	}
+	over := func(n int) int64 { return int64(max(0, before+n-lim.free)) }
+	need := over(want) - over(had)
+	if need == 0 {
+		return nil
+	}
+	if !lim.budget.take(need) {
+		return fmt.Errorf("%d more bytes for a message from a peer not yet authenticated: %w", need, ErrBudget)
+	}
+	*charged += need
+	return nil
 }
 
 // Recv returns the next message, answering PING commands and handing
 // other commands (SUBSCRIBE, CANCEL) back with cmd set.
 func (c *Conn) Recv() (frames [][]byte, cmd bool, err error) {
+	frames, cmd, _, err = c.recv(msgLimit{max: c.max})
+	return frames, cmd, err
+}
+
+// recv is Recv under lim; charged is what a data message took from
+// lim.budget (commands give theirs back at once).
+func (c *Conn) recv(lim msgLimit) (frames [][]byte, cmd bool, charged int64, err error) {
 	for {
-		frames, cmd, err = c.readMessage(c.max)
+		frames, cmd, charged, err = c.readMessage(lim)
 		if err != nil || !cmd {
-			return frames, cmd, err
+			return frames, cmd, charged, err
 		}
+		lim.budget.give(charged)
 		name, body, perr := parseCommand(frames[0])
 		if perr != nil {
-			return nil, false, perr
+			return nil, false, 0, perr
 		}
 		if name == "PING" {
 			// PONG echoes the context after the 2-byte TTL.
@@ -244,11 +363,11 @@ func (c *Conn) Recv() (frames [][]byte, cmd bool, err error) {
 			}
 			pong := append([]byte{4}, "PONG"...)
 			if err := c.Send([][]byte{append(pong, ctx...)}, true); err != nil {
-				return nil, false, err
+				return nil, false, 0, err
 			}
 			continue
 		}
-		return frames, true, nil
+		return frames, true, 0, nil
 	}
 }
 
