@@ -26,7 +26,10 @@ import (
 //     and a host that needs no password never gets it at all. The
 //     password is never in argv, a file or any process's environment,
 //     where sudoers' !env_reset or env_keep would hand it to every child
-//     of the job.
+//     of the job. Like Salt's, the watch knows only this prompt: a PAM
+//     prompt sudo does not replace (not matching passprompt_regex), or
+//     sudoers' passprompt_override, leaves sudo waiting until the job's
+//     timeout.
 //   - With --tty (sudo's requiretty), sudo gets a fresh pty as its
 //     controlling terminal, while stdin and stdout stay pipes, so the
 //     result frame passes through untouched.
