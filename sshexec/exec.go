@@ -475,7 +475,7 @@ func (e *Executor) scriptParams(t *roster.Target) scriptParams {
 		ThinDir: dir, Bin: e.opts.Bundle.BinName(), Sudo: t.Sudo, SudoUser: t.SudoUser,
 		Wipe: e.opts.Wipe && !t.DisableWipe, Umask: umask, SetPath: t.SetPath, Force: e.opts.Redeploy,
 		// Salt answers sudo's prompt with the login password (roster
-		// passwd, --passwd); so does Brine, through thin's askpass.
+		// passwd, --passwd); so does Brine, through thin sudo (sudo -S on a pipe).
 		Password: t.Sudo && t.Passwd.IsSet(), TTY: t.TTY,
 	}
 }

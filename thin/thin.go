@@ -61,9 +61,7 @@ func Register(c Command) {
 // Main runs the subcommand named by args[0] (args exclude the program
 // name) and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if askpass(stdout) {
-		return ExOK
-	}
+	scrubEnv()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

@@ -44,6 +44,10 @@ type HostOptions struct {
 	// SudoPassword makes sudo ask for the login user's password
 	// (Config.Password) every time, without a lecture.
 	SudoPassword bool `json:"sudo_password,omitempty"`
+	// SudoKeepEnv adds `Defaults:<user> !env_reset` to the host's
+	// sudoers.d: sudo's command inherits the login session's whole
+	// environment, so anything secret in it reaches the job's children.
+	SudoKeepEnv bool `json:"sudo_keep_env,omitempty"`
 	// RequireTTY adds `Defaults requiretty` to the host's sudoers.d, so sudo
 	// fails without a pty (Salt's "sudo is configured with requiretty").
 	RequireTTY bool `json:"require_tty,omitempty"`
@@ -72,7 +76,7 @@ type HostOptions struct {
 // needsRoot reports whether o can only be honoured with private mount
 // namespaces and a root-owned sshd.
 func (o HostOptions) needsRoot() bool {
-	return o.NoSudo || o.SudoPassword || o.RequireTTY || o.PasswordAuth || o.NoPython
+	return o.NoSudo || o.SudoPassword || o.SudoKeepEnv || o.RequireTTY || o.PasswordAuth || o.NoPython
 }
 
 // Config describes a cluster to Start.

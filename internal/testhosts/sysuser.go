@@ -106,6 +106,9 @@ func sudoers(user string, o HostOptions) string {
 	if o.RequireTTY {
 		b.WriteString("Defaults requiretty\n")
 	}
+	if o.SudoKeepEnv {
+		fmt.Fprintf(&b, "Defaults:%s !env_reset\n", user)
+	}
 	switch {
 	case o.NoSudo:
 		if !o.RequireTTY {

@@ -175,8 +175,13 @@ func groupGID(root, name string) (string, bool) {
 // shadowInfo is linux_shadow.info: the shadow fields of a user, all ""
 // when there is no entry.
 func shadowInfo(root, name string) *ordered.Map {
+	return parseShadow(filepath.Join(root, "etc/shadow"), name)
+}
+
+// parseShadow is linux_shadow._getspnam on the shadow file path.
+func parseShadow(path, name string) *ordered.Map {
 	empty := ordered.FromPairs("name", "", "passwd", "", "lstchg", "", "min", "", "max", "", "warn", "", "inact", "", "expire", "")
-	f, err := os.Open(filepath.Join(root, "etc/shadow"))
+	f, err := os.Open(path)
 	if err != nil {
 		return empty
 	}
@@ -197,26 +202,4 @@ func shadowInfo(root, name string) *ordered.Map {
 			"warn", num(c[5]), "inact", num(c[6]), "expire", num(c[7]))
 	}
 	return empty
-}
-
-// setPassword is linux_shadow.set_password with use_usermod: the user
-// must exist (id NAME), then usermod -p HASH NAME, and the result is
-// whether the shadow file now holds the hash.
-func (m *Module) setPassword(ctx context.Context, c *modules.Call) (any, error) {
-	name, pw := c.Str("name"), c.Str("password")
-	r, err := m.run(ctx, []string{"id", name})
-	if err != nil {
-		return nil, err
-	}
-	if r.Retcode != 0 {
-		return false, nil
-	}
-	cmd := []string{"usermod"}
-	if root := c.Str("root"); root != "" {
-		cmd = append(cmd, "-R", root)
-	}
-	if _, err := m.run(ctx, append(cmd, "-p", pw, name)); err != nil {
-		return nil, err
-	}
-	return shadowInfo(m.root(c), name).Value("passwd") == pw, nil
 }

@@ -101,7 +101,7 @@ func Register(r *modules.Registry, m *Module) {
 		})
 	reg("shadow.default_hash", "Return the hash of an unset password.", nil,
 		func(context.Context, *modules.Call) (any, error) { return "!", nil })
-	reg("shadow.set_password", "Set a user's password hash with usermod -p.",
+	reg("shadow.set_password", "Set a user's password hash in the shadow file (with usermod -p when use_usermod=True).",
 		[]modules.Param{p("name"), p("password"), opt("use_usermod", false), opt("root", nil)}, m.setPassword)
 	reg("shadow.del_password", "Delete a user's password with passwd -d.", []modules.Param{p("name"), opt("root", nil)},
 		func(ctx context.Context, c *modules.Call) (any, error) {

@@ -5,10 +5,11 @@
 // and passwd run through an injectable syscmd.Runner; the account
 // databases are read from <Root>/etc/passwd, /etc/group and /etc/shadow.
 //
+// shadow.set_password rewrites <Root>/etc/shadow itself, as Salt does
+// unless use_usermod, but atomically and under shadow-utils' lock.
+//
 // Differences from Salt: only the files are read, not other NSS sources;
-// shadow.set_password always uses `usermod -p` (Salt's use_usermod=True)
-// instead of rewriting /etc/shadow itself; hash_password and the
-// shadow.set_* ageing functions are not provided.
+// hash_password and the shadow.set_* ageing functions are not provided.
 package user
 
 import (
@@ -19,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/group"
@@ -30,9 +32,12 @@ import (
 type Module struct {
 	Run   syscmd.Runner
 	Which syscmd.LookPath
-	// Root is where etc/passwd, etc/group and etc/shadow are read; ""
-	// means /.
+	// Root is where etc/passwd, etc/group and etc/shadow are read and
+	// written; "" means /.
 	Root string
+	// Now is the clock for the shadow file's date of last change; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 func init() { Register(modules.Default, &Module{Run: syscmd.Exec, Which: syscmd.Which}) }
