@@ -207,10 +207,7 @@ func TestE2EEncryptedKeyAndAgent(t *testing.T) {
 func TestE2EProxyJump(t *testing.T) {
 	c := testhosts.New(t, 3,
 		testhosts.WithHost("host2", testhosts.HostOptions{BehindHost: "host1"}),
-		testhosts.WithHost("host3", testhosts.HostOptions{BehindHost: "host2"}))
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("needs network namespaces")
-	}
+		testhosts.WithHost("host3", testhosts.HostOptions{BehindHost: "host2"})) // BehindHost: New skips without netns
 	e := newEnv(t, c, true)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	h1, _ := c.Host("host1")
@@ -296,10 +293,9 @@ Match host db user %s
 }
 
 func TestE2ECertAuthority(t *testing.T) {
-	c := testhosts.New(t, 1, testhosts.WithHost("host1", testhosts.HostOptions{HostCert: true}))
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("needs port 22 (knownhosts compares ports exactly)")
-	}
+	// Port 22 (ModeNetns): knownhosts compares ports exactly.
+	c := testhosts.New(t, 1, testhosts.WithMode(testhosts.ModeNetns),
+		testhosts.WithHost("host1", testhosts.HostOptions{HostCert: true}))
 	e := newEnv(t, c, false)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	caLine := "@cert-authority 10.250.* " + string(ssh.MarshalAuthorizedKey(c.HostCA()))
@@ -321,10 +317,9 @@ func TestE2ECertAuthority(t *testing.T) {
 }
 
 func TestE2ESecretsNeverLeak(t *testing.T) {
+	// These options need root, so New skips (fails under BRINE_REQUIRE_HOSTS)
+	// unless the hosts have private directories.
 	c := testhosts.New(t, 1, testhosts.WithHost("host1", testhosts.HostOptions{PasswordAuth: true, SudoPassword: true}))
-	if !c.Isolated() {
-		t.Skip("needs private host directories")
-	}
 	e := newEnv(t, c, true)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	h, _ := c.Host("host1")

@@ -184,7 +184,7 @@ func TestCluster(t *testing.T) {
 
 	t.Run("LinkDown", func(t *testing.T) {
 		if c.Mode() != testhosts.ModeNetns {
-			t.Skip("links exist only in netns mode")
+			testhosts.Skip(t, "links exist only in netns mode")
 		}
 		if err := c.LinkDown(ctx, "host1"); err != nil {
 			t.Fatal(err)
