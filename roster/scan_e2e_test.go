@@ -15,10 +15,8 @@ import (
 // TestScanCluster scans the /24 of a real test cluster and expects
 // exactly its sshd hosts.
 func TestScanCluster(t *testing.T) {
-	c := testhosts.New(t, 3)
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("scan needs the hosts on their own addresses (ModeNetns)")
-	}
+	// Scan needs the hosts on their own addresses.
+	c := testhosts.New(t, 3, testhosts.WithMode(testhosts.ModeNetns))
 	cfg := roster.Config{Options: roster.DefaultOptions(""), ScanTimeout: 2 * time.Second}
 	r, err := roster.Open(context.Background(), "scan", cfg)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -61,13 +62,42 @@ func TestPrepareChunks(t *testing.T) {
 	}
 }
 
-// TestPrepareStops: a sender that gives up ends the preparing goroutine.
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestPrepareStops: a sender that gives up ends the preparing goroutine:
+// the channel closes, the file is not read on to its end, and no last
+// chunk (the one with the hash) is ever prepared. A goroutine that ignored
+// ctx would read all 1000 one-byte chunks and hand over the last one.
 func TestPrepareStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &saltCP{chunkSize: 1, o: options{noCompression: true}}
-	ch := c.prepare(ctx, bytes.NewReader(make([]byte, 1000)), "/d", 0o600, "t")
-	<-ch
+	f := &countingReader{r: bytes.NewReader(make([]byte, 1000))}
+	ch := c.prepare(ctx, f, "/d", 0o600, "t")
+	if p := <-ch; p.err != nil || p.index != 1 || p.last {
+		t.Fatalf("first chunk: %+v", p)
+	}
 	cancel()
-	for range ch {
+	got := 1
+	for p := range ch { // ends only when the goroutine closes the channel
+		got++
+		if p.last {
+			t.Fatalf("chunk %d of 1000 is the last: the goroutine kept reading after cancel", p.index)
+		}
+	}
+	// The goroutine reads one or two chunks ahead and has two in the
+	// channel; after cancel a send that is ready at the same time as
+	// ctx.Done may still win now and then, never a hundred times running.
+	if n := f.n.Load(); n >= 100 {
+		t.Errorf("read %d of 1000 bytes (%d chunks received) after the sender gave up", n, got)
 	}
 }

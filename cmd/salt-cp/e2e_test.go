@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testhosts"
 )
 
 // The end-to-end test runs a real master and three salt-minion
@@ -23,9 +24,7 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemons")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a private mount per minion")
-	}
+	testhosts.RequireRoot(t, "a private mount per minion")
 	c := clustertest.New(t, "auto_accept: True\nsalt_cp_chunk_size: 262144\n", "salt-cp")
 	dest := filepath.Join(c.Dir, "dest")
 	if err := os.Mkdir(dest, 0o755); err != nil {

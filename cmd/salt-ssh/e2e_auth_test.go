@@ -203,10 +203,7 @@ func TestE2EEncryptedKeyAndAgent(t *testing.T) {
 func TestE2EProxyJump(t *testing.T) {
 	c := testhosts.New(t, 3,
 		testhosts.WithHost("host2", testhosts.HostOptions{BehindHost: "host1"}),
-		testhosts.WithHost("host3", testhosts.HostOptions{BehindHost: "host2"}))
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("needs network namespaces")
-	}
+		testhosts.WithHost("host3", testhosts.HostOptions{BehindHost: "host2"})) // BehindHost: New skips without netns
 	e := newEnv(t, c, true)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	h1, _ := c.Host("host1")
@@ -292,10 +289,9 @@ Match host db user %s
 }
 
 func TestE2ECertAuthority(t *testing.T) {
-	c := testhosts.New(t, 1, testhosts.WithHost("host1", testhosts.HostOptions{HostCert: true}))
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("needs port 22 (knownhosts compares ports exactly)")
-	}
+	// Port 22 (ModeNetns): knownhosts compares ports exactly.
+	c := testhosts.New(t, 1, testhosts.WithMode(testhosts.ModeNetns),
+		testhosts.WithHost("host1", testhosts.HostOptions{HostCert: true}))
 	e := newEnv(t, c, false)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	caLine := "@cert-authority 10.250.* " + string(ssh.MarshalAuthorizedKey(c.HostCA()))

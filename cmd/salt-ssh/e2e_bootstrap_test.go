@@ -199,10 +199,8 @@ func bootstrapSteps(t *testing.T, got map[string]any, id string) map[string]map[
 }
 
 func TestE2EBootstrapMinions(t *testing.T) {
-	c := testhosts.New(t, 3)
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("needs network namespaces for per-host minions")
-	}
+	// Per-host minions need the hosts on their own addresses.
+	c := testhosts.New(t, 3, testhosts.WithMode(testhosts.ModeNetns))
 	e := newEnv(t, c, true)
 	d := newDaemons(t, e)
 	master := "master=" + c.ControllerIP()

@@ -81,10 +81,8 @@ func TestE2ESSHConfigRoster(t *testing.T) {
 }
 
 func TestE2EScanRoster(t *testing.T) {
-	c := testhosts.New(t, 3)
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("scan needs the hosts on their own addresses (ModeNetns)")
-	}
+	// Scan needs the hosts on their own addresses.
+	c := testhosts.New(t, 3, testhosts.WithMode(testhosts.ModeNetns))
 	e := newEnv(t, c, true)
 	var want []string
 	for _, h := range c.Hosts() {
@@ -99,12 +97,10 @@ func TestE2EScanRoster(t *testing.T) {
 }
 
 func TestE2EUpdateRoster(t *testing.T) {
-	c := testhosts.New(t, 1)
+	// An ad-hoc target has port 22 (ModeNetns).
+	c := testhosts.New(t, 1, testhosts.WithMode(testhosts.ModeNetns))
 	e := newEnv(t, c, true)
 	h := c.Hosts()[0]
-	if h.Port != 22 {
-		t.Skip("an ad-hoc target has port 22")
-	}
 	ros := filepath.Join(e.dir, "new-roster")
 	auth := []string{"--roster-file", ros, "--priv", c.KeyPath()}
 	expectIDs(t, "ad-hoc", e.pinged(append(auth, "--update-roster", c.User()+"@"+h.IP)...), h.IP)

@@ -1,8 +1,7 @@
-// Package conformance runs the shared Salt conformance cases against
+// Package conformance runs Salt 3006's recorded conformance cases against
 // Brine's salt-call: it builds cmd/salt-call, runs the cases with the
-// suite's run.py and checks the outputs with its compare.py. The suite
-// lives beside the checkout (../shared/conformance from the repository
-// root) or wherever BRINE_CONFORMANCE points.
+// suite's run.py and checks the outputs with its compare.py. The suite is
+// vendored in testdata/salt3006 (see its README for where it comes from).
 package conformance
 
 import (
@@ -13,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brinesalt/brine/internal/testhosts"
 )
 
 // repoRoot walks up from the test's directory to the go.mod.
@@ -34,24 +35,10 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// suiteDir finds the conformance suite.
-func suiteDir(t *testing.T, root string) string {
-	t.Helper()
-	cands := []string{os.Getenv("BRINE_CONFORMANCE"), filepath.Join(root, "..", "shared", "conformance")}
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(c, "run.py")); err == nil {
-			abs, err := filepath.Abs(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return abs
-		}
-	}
-	t.Skip("conformance suite not found (set BRINE_CONFORMANCE)")
-	return ""
+// suiteDir is the vendored Salt 3006 suite: cases, expected outputs,
+// run.py, compare.py and minion.template.
+func suiteDir(root string) string {
+	return filepath.Join(root, "internal", "conformance", "testdata", "salt3006")
 }
 
 // parseCompare returns the failing case names from compare.py's output.
@@ -80,7 +67,7 @@ func TestParseCompare(t *testing.T) {
 
 func TestConformance(t *testing.T) {
 	root := repoRoot(t)
-	suite := suiteDir(t, root)
+	suite := suiteDir(root)
 	runSuite(t, root, suite, filepath.Join(suite, "cases"), "")
 }
 
@@ -91,7 +78,7 @@ func TestConformance(t *testing.T) {
 // run in this package because run.py wipes /tmp/conf-* before each case.
 func TestProjectCases(t *testing.T) {
 	root := repoRoot(t)
-	suite := suiteDir(t, root)
+	suite := suiteDir(root)
 	runSuite(t, root, suite, filepath.Join(root, "internal", "conformance", "testdata", "cases"),
 		filepath.Join(root, "internal", "conformance", "testdata", "expected"), "--all-comments")
 }
@@ -105,27 +92,27 @@ func runSuite(t *testing.T, root, suite, casesDir, expected string, compareArgs 
 		t.Skip("runs every conformance case")
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not available")
+		testhosts.Skip(t, "python3 not installed (scripts/install-deps.sh)")
 	}
+	testhosts.RequireRoot(t, "the cases run as root, each in a private mount namespace")
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "salt-call")
+	work := privateTmp(t, tmp)
+	bin := filepath.Join(work, "salt-call")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/salt-call")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build salt-call: %v\n%s", err, out)
 	}
-	actual := filepath.Join(tmp, "actual")
-	args := []string{filepath.Join(suite, "run.py"), bin, casesDir, actual}
 	var only []string
 	if o := os.Getenv("BRINE_CONFORMANCE_ONLY"); o != "" {
 		for _, p := range strings.Split(o, ",") {
 			only = append(only, "--only", p)
 		}
 	}
-	args = append(args, only...)
-	if out, err := exec.Command("python3", args...).CombinedOutput(); err != nil {
+	if out, err := runInPrivateTmp(tmp, suite, casesDir, only).CombinedOutput(); err != nil {
 		t.Fatalf("run.py: %v\n%s", err, out)
 	}
+	actual := filepath.Join(work, "actual")
 	cargs := append([]string{filepath.Join(suite, "compare.py"), actual}, only...)
 	if expected != "" {
 		cargs = append(cargs, "--expected", expected)
@@ -141,3 +128,44 @@ func runSuite(t *testing.T, root, suite, casesDir, expected string, compareArgs 
 		t.Errorf("%d conformance cases fail: %s\n\n%s", len(failed), strings.Join(failed, ", "), out)
 	}
 }
+
+// privateTmp makes tmp/tmp, the /tmp the cases will see (1777 like the
+// real one), and in it the work directory with mount points for the suite
+// and the cases; it returns the work directory's controller path.
+func privateTmp(t *testing.T, tmp string) string {
+	t.Helper()
+	priv := filepath.Join(tmp, "tmp")
+	work := filepath.Join(priv, "work")
+	for _, d := range []string{priv, work, filepath.Join(work, "suite"), filepath.Join(work, "cases")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(priv, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
+// runInPrivateTmp returns the command that runs run.py in a private mount
+// namespace whose /tmp is tmp/tmp: run.py wipes /tmp/conf-* and copies
+// cases' files there, and salt-call writes under /tmp/conf-NNN, none of
+// which may touch the machine's /tmp (a test changes nothing outside its
+// own directories). Inside, the work directory is /tmp/work.
+func runInPrivateTmp(tmp, suite, casesDir string, only []string) *exec.Cmd {
+	const script = `set -e
+priv="$1"; suite="$2"; cases="$3"; shift 3
+mount --bind "$suite" "$priv/work/suite"
+mount --bind "$cases" "$priv/work/cases"
+mount --rbind "$priv" /tmp
+exec python3 /tmp/work/suite/run.py /tmp/work/salt-call /tmp/work/cases /tmp/work/actual "$@"
+`
+	args := append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh",
+		filepath.Join(tmp, "tmp"), suite, casesDir}, only...)
+	return exec.Command("unshare", args...)
+}
+
+// TestMain fails the package when the cases changed the mode or owner of
+// the machine's /, /tmp, /var/tmp or /run (run.py once copied a case
+// tree's modes onto / and /tmp).
+func TestMain(m *testing.M) { os.Exit(testhosts.GuardSystemDirs(m.Run)) }

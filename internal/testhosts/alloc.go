@@ -179,6 +179,9 @@ func cleanupLocked(ctx context.Context, logf func(string, ...any)) {
 		logf("testhosts: removing stale cluster %d (%s)", c, dir)
 		_ = teardown(ctx, c, dir)
 	}
+	if !ownsNetwork() {
+		return
+	}
 	// Objects whose cluster has no live work directory.
 	stale := map[int]bool{}
 	if ents, err := os.ReadDir("/run/netns"); err == nil {
@@ -207,6 +210,17 @@ func cleanupLocked(ctx context.Context, logf func(string, ...any)) {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
+// ownsNetwork reports whether this process's clusters can own kernel
+// network objects. Only root creates namespaces, bridges and veths, and a
+// harness without root keeps its clusters in its own runDir(), numbered
+// independently of root's: its cluster 1 is not root's cluster 1. Were it
+// to sweep or tear down brth<C>-* objects, it would take root's live
+// clusters for stale ones and SIGTERM every process of theirs it may
+// signal, which is every process of the shared login user (what once
+// killed a session of another package's live cluster while TestUnprivileged
+// ran, see docs/NOTES.md).
+func ownsNetwork() bool { return os.Geteuid() == 0 }
+
 // teardown kills every process of cluster c (recorded in the per-host pid
 // files of workDir, and whatever runs in its namespaces), removes its
 // network objects and finally its work directory.
@@ -217,12 +231,16 @@ func teardown(ctx context.Context, c int, workDir string) error {
 	for _, hd := range hosts {
 		refs = append(refs, hostProcs(hd, true)...)
 	}
-	refs = append(refs, netnsProcs(c)...)
+	if ownsNetwork() {
+		refs = append(refs, netnsProcs(c)...)
+	}
 	if err := killAll(ctx, refs); err != nil {
 		errs = append(errs, err)
 	}
-	if err := teardownNet(ctx, c); err != nil {
-		errs = append(errs, err)
+	if ownsNetwork() {
+		if err := teardownNet(ctx, c); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := os.RemoveAll(workDir); err != nil {
 		errs = append(errs, fmt.Errorf("remove %s: %w", workDir, err))

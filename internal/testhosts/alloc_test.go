@@ -5,15 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestCleanupStale simulates the leftovers of crashed runs and checks that
 // Cleanup removes them while leaving a live cluster alone.
 func TestCleanupStale(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("stale network objects exist only with root")
-	}
+	RequireNetns(t, "stale network objects exist only with root")
 	ctx := t.Context()
 	live := New(t, 1)
 	crashed, err := Start(ctx, Config{N: 2})
@@ -80,5 +79,37 @@ func TestCleanupStale(t *testing.T) {
 		if err := c.Close(ctx); err != nil {
 			t.Errorf("Close after Cleanup: %v", err)
 		}
+	}
+}
+
+// TestUnavailable: New skips (or, under BRINE_REQUIRE_HOSTS=1, fails) a
+// cluster the machine cannot give, judged from its Config.
+func TestUnavailable(t *testing.T) {
+	t.Setenv(SSHDEnv, "")
+	netns := netnsUnavailable()
+	root := os.Geteuid() == 0
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		strict bool
+		want   bool // unavailable
+	}{
+		{"loopback", Config{N: 1, Mode: ModeLoopback}, true, false},
+		{"auto", Config{N: 1}, false, false},
+		{"auto strict", Config{N: 1}, true, netns != ""},
+		{"netns", Config{N: 1, Mode: ModeNetns}, false, netns != ""},
+		{"behind", Config{N: 2, Hosts: map[string]HostOptions{"host2": {BehindHost: "host1"}}}, false, netns != ""},
+		{"root options", Config{N: 1, Mode: ModeLoopback, Defaults: HostOptions{NoPython: true}}, false, !root},
+	} {
+		if _, err := findSSHD(); err != nil {
+			t.Fatal(err)
+		}
+		if got := unavailable(tc.cfg, tc.strict); (got != "") != tc.want {
+			t.Errorf("%s: unavailable = %q, want unavailable=%v", tc.name, got, tc.want)
+		}
+	}
+	t.Setenv(SSHDEnv, "/nonexistent/sshd")
+	if got := unavailable(Config{N: 1, Mode: ModeLoopback}, false); !strings.Contains(got, "no sshd") {
+		t.Errorf("without sshd: %q", got)
 	}
 }

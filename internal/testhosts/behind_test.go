@@ -17,10 +17,7 @@ func TestBehindHostAndHostCert(t *testing.T) {
 	c := testhosts.New(t, 4,
 		testhosts.WithHost("host2", testhosts.HostOptions{BehindHost: "host1", HostCert: true}),
 		testhosts.WithHost("host3", testhosts.HostOptions{BehindHost: "host2"}),
-		testhosts.WithHost("host4", testhosts.HostOptions{HostCert: true}))
-	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("BehindHost needs network namespaces")
-	}
+		testhosts.WithHost("host4", testhosts.HostOptions{HostCert: true})) // BehindHost: New skips without netns
 	h2, _ := c.Host("host2")
 	h3, _ := c.Host("host3")
 

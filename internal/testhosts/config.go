@@ -184,6 +184,20 @@ func (c Config) checkBehind(id string) error {
 	return nil
 }
 
+// needsNetns reports whether the cluster can only run in ModeNetns: asked
+// for it, or a host is behind another.
+func (c Config) needsNetns() bool {
+	if c.Mode == ModeNetns {
+		return true
+	}
+	for i := 1; i <= c.N; i++ {
+		if c.options(hostID(i)).BehindHost != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // options returns the HostOptions of host id.
 func (c Config) options(id string) HostOptions {
 	if o, ok := c.Hosts[id]; ok {

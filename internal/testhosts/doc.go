@@ -46,8 +46,14 @@
 // host certificate signed by the cluster's CA (HostCA) for @cert-authority.
 //
 // Tests use New(t, n, opts...), which registers teardown with t.Cleanup and
-// skips loudly when no sshd is installed; with BRINE_REQUIRE_HOSTS=1 (set by
-// CI) that skip is a failure instead. Programs use Start and Close, or the
+// skips loudly when the machine cannot give the cluster asked for (no sshd;
+// no network namespaces for WithMode(ModeNetns) or BehindHost; no root for
+// HostOptions that need it); with BRINE_REQUIRE_HOSTS=1 (set by `make test`
+// and CI) that skip is a failure instead, and the default mode needs
+// network namespaces too. Every other skip of an end-to-end test goes
+// through Skip (or RequireRoot, RequireNetns), which obeys the same
+// variable; never call t.Skip for a missing capability. Programs use Start
+// and Close, or the
 // testhosts command (cmd/testhosts) which leaves a detached cluster running
 // and records it in a directory for Load.
 package testhosts

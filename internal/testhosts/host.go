@@ -46,11 +46,14 @@ type privateDir struct {
 }
 
 // privateDirs lists the host's private paths for login user u. Longer paths
-// come after shorter ones only where they do not nest.
+// come after shorter ones only where they do not nest. /tmp and /var/tmp
+// are 1777 as on any Debian machine: the sticky bit is os.ModeSticky, not
+// 0o1000, which os.Chmod drops without a word.
 func privateDirs(u loginUser) []privateDir {
+	const tmpMode = os.ModeSticky | 0o777
 	dirs := []privateDir{
-		{InHost: "/tmp", Backing: "tmp", Mode: 0o1777},
-		{InHost: "/var/tmp", Backing: "var_tmp", Mode: 0o1777},
+		{InHost: "/tmp", Backing: "tmp", Mode: tmpMode},
+		{InHost: "/var/tmp", Backing: "var_tmp", Mode: tmpMode},
 		{InHost: "/etc/salt", Backing: "etc_salt", Mode: 0o755},
 		{InHost: "/root", Backing: "root", Mode: 0o700},
 		{InHost: u.Home, Backing: "home", Mode: 0o755, Owner: true},
@@ -93,8 +96,17 @@ func (c *Cluster) prepareHost(h *hostState, clientPub []byte) error {
 	if !c.st.Isolated {
 		return nil
 	}
+	// Every change to the private trees goes through an os.Root on the
+	// host's fs directory: no path, symlink or ".." in them can make a
+	// chmod or chown land on the controller's own /tmp, /run or home,
+	// which the holder later mounts them over.
+	fs, err := os.OpenRoot(h.path("fs"))
+	if err != nil {
+		return fmt.Errorf("open %s: %w", h.path("fs"), err)
+	}
+	defer fs.Close()
 	for _, pd := range privateDirs(c.st.User) {
-		if err := c.makePrivate(h, pd); err != nil {
+		if err := c.makePrivate(fs, h, pd); err != nil {
 			return fmt.Errorf("private %s of %s: %w", pd.InHost, h.ID, err)
 		}
 	}
@@ -104,39 +116,41 @@ func (c *Cluster) prepareHost(h *hostState, clientPub []byte) error {
 		}
 	}
 	if s := sudoers(c.st.User.Name, h.Options); s != "" {
-		if err := os.WriteFile(filepath.Join(h.path("fs"), "sudoers.d", "brine-testhosts"), []byte(s), 0o440); err != nil {
+		if err := fs.WriteFile(filepath.Join("sudoers.d", "brine-testhosts"), []byte(s), 0o440); err != nil {
 			return fmt.Errorf("sudoers of %s: %w", h.ID, err)
 		}
 	}
 	return nil
 }
 
-func (c *Cluster) makePrivate(h *hostState, pd privateDir) error {
-	p := filepath.Join(h.path("fs"), pd.Backing)
+// makePrivate creates pd's backing file or directory inside fs (the host's
+// fs directory) with pd's mode, owned by the login user where pd says so.
+func (c *Cluster) makePrivate(fs *os.Root, h *hostState, pd privateDir) error {
 	if pd.File {
 		body := c.hostsFile(h)
 		if pd.InHost == "/etc/resolv.conf" {
 			body = resolvConf
 		}
-		return os.WriteFile(p, []byte(body), pd.Mode)
+		return fs.WriteFile(pd.Backing, []byte(body), pd.Mode)
 	}
-	if err := os.Mkdir(p, pd.Mode); err != nil {
+	if err := fs.Mkdir(pd.Backing, pd.Mode.Perm()); err != nil {
 		return err
 	}
-	if err := os.Chmod(p, pd.Mode); err != nil { // Mkdir obeys the umask
+	if err := fs.Chmod(pd.Backing, pd.Mode); err != nil { // Mkdir obeys the umask
 		return err
 	}
 	if !pd.Owner {
 		return nil
 	}
 	// A home as useradd would make it, so login shells behave normally.
-	if err := copySkel(p, c.st.User); err != nil {
+	if err := copySkel(fs, pd.Backing, c.st.User); err != nil {
 		return err
 	}
-	return os.Chown(p, c.st.User.UID, c.st.User.GID)
+	return fs.Lchown(pd.Backing, c.st.User.UID, c.st.User.GID)
 }
 
-func copySkel(dst string, u loginUser) error {
+// copySkel copies /etc/skel's regular files into dir of fs, owned by u.
+func copySkel(fs *os.Root, dir string, u loginUser) error {
 	ents, _ := os.ReadDir("/etc/skel")
 	for _, e := range ents {
 		if !e.Type().IsRegular() {
@@ -146,11 +160,11 @@ func copySkel(dst string, u loginUser) error {
 		if err != nil {
 			return err
 		}
-		f := filepath.Join(dst, e.Name())
-		if err := os.WriteFile(f, b, 0o644); err != nil {
+		f := filepath.Join(dir, e.Name())
+		if err := fs.WriteFile(f, b, 0o644); err != nil {
 			return err
 		}
-		if err := os.Chown(f, u.UID, u.GID); err != nil {
+		if err := fs.Lchown(f, u.UID, u.GID); err != nil {
 			return err
 		}
 	}

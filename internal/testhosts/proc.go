@@ -71,12 +71,31 @@ func (p procRef) mntNS() (string, error) {
 	return os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", p.Pid))
 }
 
+// signal sends sig to the very process p names, never to a process that
+// reused its pid: the handle comes first (a pidfd since Go 1.23, which
+// keeps naming the process it was opened on even after it dies), and only
+// then is the start time checked, so a pid recycled between listing and
+// killing (pid_max can be as low as 32768 on a busy machine) is left alone.
+func (p procRef) signal(sig syscall.Signal) {
+	if p.Pid <= 0 {
+		return
+	}
+	proc, err := os.FindProcess(p.Pid)
+	if err != nil {
+		return
+	}
+	defer proc.Release()
+	if p.alive() {
+		_ = proc.Signal(sig)
+	}
+}
+
 // kill sends SIGTERM, waits up to grace, then SIGKILLs and waits for death.
 func (p procRef) kill(ctx context.Context, grace time.Duration) error {
 	if !p.alive() {
 		return nil
 	}
-	_ = syscall.Kill(p.Pid, syscall.SIGTERM)
+	p.signal(syscall.SIGTERM)
 	deadline := time.Now().Add(grace)
 	for p.alive() && time.Now().Before(deadline) {
 		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
@@ -86,7 +105,7 @@ func (p procRef) kill(ctx context.Context, grace time.Duration) error {
 	if !p.alive() {
 		return nil
 	}
-	_ = syscall.Kill(p.Pid, syscall.SIGKILL)
+	p.signal(syscall.SIGKILL)
 	for p.alive() {
 		if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
 			return fmt.Errorf("kill %d: %w", p.Pid, err)
@@ -148,9 +167,7 @@ func pidsInMntNS(ns string) []int {
 func killAll(ctx context.Context, refs []procRef) error {
 	var errs []error
 	for _, r := range refs {
-		if r.alive() {
-			_ = syscall.Kill(r.Pid, syscall.SIGTERM)
-		}
+		r.signal(syscall.SIGTERM)
 	}
 	for _, r := range refs {
 		if err := r.kill(ctx, 2*time.Second); err != nil {

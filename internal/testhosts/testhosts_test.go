@@ -119,6 +119,13 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("private /tmp is 1777", func(t *testing.T) {
+		out, err := c.Exec(ctx, "host1", "stat -c '%n %a' /tmp /var/tmp")
+		if err != nil || string(out) != "/tmp 1777\n/var/tmp 1777\n" {
+			t.Errorf("modes in host1: %q, %v; want sticky 1777 as on Debian", out, err)
+		}
+	})
+
 	t.Run("no python", func(t *testing.T) {
 		for _, user := range []string{c.User(), "root"} {
 			for id, want := range map[string]bool{"host1": true, "host3": false} {
@@ -184,7 +191,7 @@ func TestCluster(t *testing.T) {
 
 	t.Run("LinkDown", func(t *testing.T) {
 		if c.Mode() != testhosts.ModeNetns {
-			t.Skip("links exist only in netns mode")
+			testhosts.Skip(t, "links exist only in netns mode")
 		}
 		if err := c.LinkDown(ctx, "host1"); err != nil {
 			t.Fatal(err)

@@ -85,3 +85,34 @@ func TestEventually(t *testing.T) {
 		t.Errorf("a condition that never holds: failed = %q", f.failed)
 	}
 }
+
+// TestSkip: every end-to-end skip goes through testhosts.Skip, which fails
+// the test instead when BRINE_REQUIRE_HOSTS=1.
+func TestSkip(t *testing.T) {
+	for _, tc := range []struct {
+		require        string
+		skips, failing bool
+	}{
+		{require: "", skips: true},
+		{require: "1", failing: true},
+	} {
+		t.Run("require="+tc.require, func(t *testing.T) {
+			t.Setenv(testhosts.RequireEnv, tc.require)
+			f := &fakeTB{TB: t}
+			func() {
+				defer func() {
+					if r := recover(); r != nil && r != (stop{}) {
+						panic(r)
+					}
+				}()
+				testhosts.Skip(f, "needs a unicorn")
+			}()
+			if (f.skipped != "") != tc.skips || (f.failed != "") != tc.failing {
+				t.Errorf("skipped %q, failed %q; want skip=%v failure=%v", f.skipped, f.failed, tc.skips, tc.failing)
+			}
+			if msg := f.skipped + f.failed; !strings.Contains(msg, "needs a unicorn") || !strings.Contains(msg, "NOT RUN") {
+				t.Errorf("message %q lacks the reason", msg)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package testhosts_test
 
 import (
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -28,7 +27,7 @@ func TestUnprivileged(t *testing.T) {
 		Defaults: testhosts.HostOptions{NoPython: true}}); !errors.Is(err, testhosts.ErrUnsupported) {
 		t.Errorf("NoPython without root: %v, want ErrUnsupported", err)
 	}
-	c := testhosts.New(t, 2)
+	c := testhosts.New(t, 2, testhosts.WithMode(testhosts.ModeLoopback))
 	if c.Isolated() || c.Mode() != testhosts.ModeLoopback {
 		t.Fatalf("isolated=%v mode=%s, want an unisolated loopback cluster", c.Isolated(), c.Mode())
 	}
@@ -49,22 +48,8 @@ func runAsLoginUser(t *testing.T) {
 	if _, err := user.Lookup(testhosts.DefaultUser); err != nil {
 		testhosts.New(t, 1) // creates the login user
 	}
-	dir, err := os.MkdirTemp("", "brine-unprivileged-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "testhosts.test")
-	if err := copyFile(self, bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := testhosts.CopyTestBinary(t)
+	dir := filepath.Dir(bin)
 	cmd := exec.CommandContext(t.Context(), "runuser", "-u", testhosts.DefaultUser, "--",
 		bin, "-test.run", "^TestUnprivileged$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
@@ -74,21 +59,4 @@ func runAsLoginUser(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestUnprivileged") {
 		t.Fatalf("unprivileged run: %v", err)
 	}
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

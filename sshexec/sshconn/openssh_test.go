@@ -1,11 +1,8 @@
 package sshconn
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,75 +11,51 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh/knownhosts"
+
 	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testhosts"
 )
 
-// startSSHD runs the system's OpenSSH sshd on a loopback port for
-// compatibility checks that the in-process server cannot give: key and
-// known_hosts formats as OpenSSH reads them, posix-rename, signals. It is
-// opt-in (BRINE_SSHD_TEST=1) because commands run through root's login
-// shell, whose start-up files on a shared machine can stall for minutes,
-// and it needs root and an installed sshd.
-func startSSHD(t *testing.T, pubKeyPath string) (port int, hostKeyPath string) {
+// startSSHD gives the test a real OpenSSH sshd, a test host of the harness,
+// for compatibility checks that the in-process server cannot give: key and
+// known_hosts formats as OpenSSH reads them, posix-rename, signals. The
+// host's /root is private and empty, so root's login shell reads none of
+// the machine's start-up files (which on a shared machine can stall for
+// minutes), and the key at pubKeyPath is authorized for root there. It
+// returns the host; paths on the host map to the controller with
+// c.HostPath.
+func startSSHD(t *testing.T, pubKeyPath string) (*testhosts.Cluster, testhosts.Host) {
 	t.Helper()
-	if os.Getenv("BRINE_SSHD_TEST") != "1" || os.Geteuid() != 0 {
-		t.Skip("set BRINE_SSHD_TEST=1 and run as root to test against the system's sshd")
-	}
-	sshd, err := exec.LookPath("sshd")
-	if err != nil {
-		sshd = "/usr/sbin/sshd"
-	}
-	if _, err := os.Stat(sshd); err != nil {
-		t.Skip("sshd not installed")
-	}
-	dir := t.TempDir()
-	hostKeyPath = filepath.Join(dir, "host_ed25519")
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKeyPath).CombinedOutput(); err != nil {
-		t.Skipf("ssh-keygen: %v: %s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testhosts.RequireRoot(t, "root logins on a host with a private /root")
+	c := testhosts.New(t, 1)
+	pub, err := os.ReadFile(pubKeyPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port = ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cfg := filepath.Join(dir, "sshd_config")
-	writeFile(t, cfg, fmt.Sprintf(`ListenAddress 127.0.0.1:%d
-HostKey %s
-PidFile none
-AuthorizedKeysFile %s
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-Subsystem sftp internal-sftp
-LogLevel ERROR
-`, port, hostKeyPath, pubKeyPath))
-	var logs bytes.Buffer
-	cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Skipf("start sshd: %v", err)
+	auth, err := c.HostPath("host1", "/root/.ssh/authorized_keys")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("sshd log:\n%s", logs.String())
-		}
-	})
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err == nil {
-			c.Close()
-			return port, hostKeyPath + ".pub"
-		}
-		if time.Now().After(deadline) {
-			t.Skipf("sshd did not start: %s", logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := os.MkdirAll(filepath.Dir(auth), 0o700); err != nil {
+		t.Fatal(err)
 	}
+	writeFile(t, auth, string(pub))
+	h, err := c.Host("host1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, h
+}
+
+// hostPath maps path on host1 to the controller.
+func hostPath(t *testing.T, c *testhosts.Cluster, path string) string {
+	t.Helper()
+	p, err := c.HostPath("host1", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestOpenSSHCompatibility(t *testing.T) {
@@ -90,9 +63,9 @@ func TestOpenSSHCompatibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, _ := startSSHD(t, priv+".pub")
+	cl, h := startSSHD(t, priv+".pub")
 	kh := filepath.Join(t.TempDir(), "known_hosts")
-	cfg := Config{Host: "127.0.0.1", Port: port, Priv: []string{priv}, HostKey: HostKeyAcceptNew,
+	cfg := Config{Host: h.IP, Port: h.Port, Priv: []string{priv}, HostKey: HostKeyAcceptNew,
 		KnownHostsFile: kh, Timeout: 10 * time.Second}
 	ctx := context.Background()
 	c, err := Dial(ctx, cfg)
@@ -103,8 +76,8 @@ func TestOpenSSHCompatibility(t *testing.T) {
 
 	// OpenSSH's own client accepts the key file and the recorded host key.
 	out, err := exec.Command("ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
-		"-o", "UserKnownHostsFile="+kh, "-o", "IdentitiesOnly=yes", "-i", priv, "-p", strconv.Itoa(port),
-		"root@127.0.0.1", "echo ok").CombinedOutput()
+		"-o", "UserKnownHostsFile="+kh, "-o", "IdentitiesOnly=yes", "-i", priv, "-p", strconv.Itoa(h.Port),
+		"root@"+h.IP, "echo ok").CombinedOutput()
 	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err != nil || lines[len(lines)-1] != "ok" {
 		t.Errorf("ssh with our key and known_hosts: %v: %s", err, out)
 	}
@@ -130,7 +103,7 @@ func TestOpenSSHCompatibility(t *testing.T) {
 		t.Fatalf("Dial recording hashed: %v", err)
 	}
 	hc.Close()
-	host := fmt.Sprintf("[127.0.0.1]:%d", port)
+	host := knownhosts.Normalize(h.Addr)
 	if out, err := exec.Command("ssh-keygen", "-F", host, "-f", hashed.KnownHostsFile).CombinedOutput(); err != nil {
 		t.Errorf("ssh-keygen -F %s finds no hashed entry: %v: %s", host, err, out)
 	}
@@ -151,20 +124,20 @@ func TestOpenSSHCompatibility(t *testing.T) {
 	if _, ok := s.HasExtension("posix-rename@openssh.com"); !ok {
 		t.Error("OpenSSH does not advertise posix-rename")
 	}
-	dst := filepath.Join(t.TempDir(), "sub", "thin.tgz")
+	dst := "/var/tmp/openssh-test/sub/thin.tgz"
 	if err := c.Upload(ctx, strings.NewReader("payload"), dst, 0o640, WithParents(0o700)); err != nil {
 		t.Fatalf("Upload: %v", err)
 	}
-	if got, err := os.ReadFile(dst); err != nil || string(got) != "payload" {
+	if got, err := os.ReadFile(hostPath(t, cl, dst)); err != nil || string(got) != "payload" {
 		t.Errorf("uploaded file = %q, %v", got, err)
 	}
-	assertNoTemp(t, filepath.Dir(dst))
+	assertNoTemp(t, filepath.Dir(hostPath(t, cl, dst)))
 
 	// sshd ignores "signal" requests for root logins and does not kill a
 	// pipe session's command when the channel closes; with a PTY the hangup
 	// kills it. The marker the command would write after its sleep must
 	// never appear.
-	marker := filepath.Join(t.TempDir(), "marker")
+	marker := "/var/tmp/openssh-test/marker"
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	_, err = c.RunWith(cctx, "sleep 1; touch "+marker, nil, nil, nil, RunOptions{PTY: true})
@@ -172,7 +145,7 @@ func TestOpenSSHCompatibility(t *testing.T) {
 		t.Errorf("cancelled Run = %v, want context.DeadlineExceeded", err)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if _, err := os.Stat(marker); err == nil {
+	if _, err := os.Stat(hostPath(t, cl, marker)); err == nil {
 		t.Error("remote command with a PTY kept running after ctx was cancelled")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -196,3 +197,37 @@ func FuzzListZip(f *testing.F) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// TestUnzipSpecialBits: Salt's unzip chmods with external_attr >> 16, so
+// setuid, setgid and sticky bits of the members survive.
+func TestUnzipSpecialBits(t *testing.T) {
+	zf := filepath.Join(t.TempDir(), "bits.zip")
+	f, err := os.Create(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	want := map[string]os.FileMode{"suid": os.ModeSetuid | 0o755, "sgid": os.ModeSetgid | 0o750, "sticky/": os.ModeDir | os.ModeSticky | 0o777}
+	for _, name := range []string{"sgid", "sticky/", "suid"} {
+		h := &zip.FileHeader{Name: name}
+		h.SetMode(want[name])
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(name, "/") {
+			w.Write([]byte("x"))
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	dest := t.TempDir()
+	call(t, newEnv(nil), "archive.unzip", []any{zf, dest}, nil)
+	for name, mode := range want {
+		if st, err := os.Stat(filepath.Join(dest, name)); err != nil || st.Mode() != mode {
+			t.Errorf("%s: %v, %v; want %v", name, st.Mode(), err, mode)
+		}
+	}
+}

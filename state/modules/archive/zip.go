@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -197,7 +198,9 @@ func extractZip(zipFile, dest string, excludes map[string]bool, perms bool) ([]s
 		if !perms {
 			continue
 		}
-		perm := fs.FileMode(mode & 0o7777)
+		// os.chmod(path, external_attr >> 16) in Salt keeps setuid,
+		// setgid and sticky bits (salt/modules/archive.py unzip).
+		perm := file.PermBits(mode & 0o7777)
 		if mode == 0 {
 			perm = 0o666 &^ umask
 			if strings.HasSuffix(f.Name, "/") {

@@ -161,11 +161,12 @@ func intArg(v any) (int64, bool) {
 	return 0, false
 }
 
-// modeArg is the mode salt-cp sends, st_mode's last four octal digits;
-// Brine applies the permission bits.
+// modeArg is the mode salt-cp sends, st_mode's last four octal digits
+// (salt/cli/cp.py _mode), which cp.recv_chunked hands to os.chmod as they
+// are: setuid, setgid and sticky bits included.
 func modeArg(v any) (fs.FileMode, bool) {
 	n, ok := intArg(v)
-	return fs.FileMode(n) & fs.ModePerm, ok
+	return file.PermBits(uint32(n) & 0o7777), ok
 }
 
 func modePtr(m fs.FileMode, ok bool) *fs.FileMode {

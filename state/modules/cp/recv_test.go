@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,4 +177,29 @@ func FuzzRecvChunked(f *testing.F) {
 			t.Fatal("staging file left after a final chunk")
 		}
 	})
+}
+
+// TestRecvChunkedSpecialBits: salt-cp sends st_mode's last four octal
+// digits and cp.recv_chunked chmods with them as they are, so a setuid,
+// setgid or sticky source keeps its bit (os.Chmod needs os.ModeSetuid &c.
+// for that, and drops 0o4000 silently).
+func TestRecvChunkedSpecialBits(t *testing.T) {
+	f := newFixture(t, true)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		mode int
+		want os.FileMode
+	}{
+		{0o4750, os.ModeSetuid | 0o750},
+		{0o2755, os.ModeSetgid | 0o755},
+		{0o1777, os.ModeSticky | 0o777},
+	} {
+		dest := filepath.Join(dir, fmt.Sprintf("f%o", tc.mode))
+		if r := f.run(t, "cp.recv_chunked", []any{dest, b64(gz(t, []byte("x"))), false, true, tc.mode}, nil); r != true {
+			t.Fatalf("mode %o: %v", tc.mode, r)
+		}
+		if st, err := os.Stat(dest); err != nil || st.Mode() != tc.want {
+			t.Errorf("mode %o: got %v, %v; want %v", tc.mode, st.Mode(), err, tc.want)
+		}
+	}
 }

@@ -43,8 +43,12 @@ func ParseMode(mode string) (os.FileMode, error) {
 	return permBits(uint32(n)), nil
 }
 
-// permBits maps Unix mode bits onto os.FileMode, whose setuid, setgid
-// and sticky flags live outside the low bits.
+// PermBits maps Unix mode bits (stat.S_IMODE, what Python's os.chmod
+// takes) onto os.FileMode, whose setuid, setgid and sticky flags live
+// outside the low bits: os.Chmod(p, 0o4755) sets 0755 and drops the
+// setuid bit without an error.
+func PermBits(n uint32) os.FileMode { return permBits(n) }
+
 func permBits(n uint32) os.FileMode {
 	m := os.FileMode(n & 0o777)
 	if n&0o4000 != 0 {

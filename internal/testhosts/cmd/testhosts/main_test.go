@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brinesalt/brine/internal/testhosts"
 )
 
 func TestUpExecDown(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the detached demo cluster is exercised as root")
-	}
+	testhosts.RequireRoot(t, "the detached demo cluster is exercised as root")
 	ctx := t.Context()
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
