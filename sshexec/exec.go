@@ -258,7 +258,7 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 	// full thin (frame.NeedFullToken), so at most two are sent.
 	for sent := 0; !ok && sent < 2 && r.Err == nil && r.Retcode == exitThinDeploy && strings.Contains(stdout, deployMarker); sent++ {
 		upStart := time.Now()
-		d, err := e.deploy(ctx, conn, p, stdout, tm)
+		d, err := e.deploy(ctx, conn, t.ID, p, stdout, tm)
 		tm.Upload += time.Since(upStart)
 		if err != nil {
 			return deployFailure(ctx, conn, t.ID, p, err)
@@ -380,7 +380,7 @@ func (d sentThin) cmd() string { return d.p.installCmd(d.upload, d.codec, d.sum)
 // deploy sends the thin binary for the architecture the host's deploy
 // line reports: the core flavor when the job may run on it (p.Core) and
 // the host has no full thin of this build, else the full thin.
-func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeOut string, tm *Timings) (sentThin, error) {
+func (e *Executor) deploy(ctx context.Context, conn Conn, id string, p scriptParams, probeOut string, tm *Timings) (sentThin, error) {
 	line, err := parseDeployLine(probeOut)
 	if err != nil {
 		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
@@ -396,6 +396,13 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	if err != nil {
 		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
 	}
+	raw, _, err := bundle.Payload(arch, CodecRaw)
+	if err != nil {
+		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
+	}
+	if err := checkSpace(id, p, line, path, raw); err != nil {
+		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
@@ -408,7 +415,7 @@ func (e *Executor) deploy(ctx context.Context, conn Conn, p scriptParams, probeO
 	// thin_dir is made, or set, by the upload with the mode Salt's shim
 	// gives it; the install script's prelude then checks its owner.
 	if err := conn.Upload(ctx, f, p.ThinDir+"/"+upload, p.binFileMode(), sshconn.WithDir(p.dirFileMode())); err != nil {
-		return sentThin{}, fmt.Errorf("deploy thin: %w", err)
+		return sentThin{}, fmt.Errorf("deploy thin: %w", explainUpload(id, p, line, path, raw, err))
 	}
 	tm.Sent = append(tm.Sent, p.Bin)
 	if st, err := f.Stat(); err == nil {
@@ -425,6 +432,10 @@ type deployLine struct {
 	// hasFull: the full thin of this build is on the host; needFull: the
 	// binary that answered cannot serve this host, send the full thin.
 	hasFull, needFull bool
+	// freeKiB is the room left on thin_dir's file system, when the probe
+	// could tell (hasFree).
+	freeKiB int64
+	hasFree bool
 }
 
 // parseDeployLine reads the deploy line in a host's output.
@@ -446,6 +457,8 @@ func parseDeployLine(out string) (deployLine, error) {
 			d.needFull = true
 		case d.codec == CodecRaw && (Codec(f) == CodecZstd || Codec(f) == CodecGzip):
 			d.codec = Codec(f)
+		case !d.hasFree && strings.HasPrefix(f, freeToken):
+			d.freeKiB, d.hasFree = parseFree(f)
 		}
 	}
 	return d, nil
@@ -476,7 +489,7 @@ func (e *Executor) scriptParams(t *roster.Target) scriptParams {
 		Wipe: e.opts.Wipe && !t.DisableWipe, Umask: umask, SetPath: t.SetPath, Force: e.opts.Redeploy,
 		// Salt answers sudo's prompt with the login password (roster
 		// passwd, --passwd); so does Brine, through thin sudo (sudo -S on a pipe).
-		Password: t.Sudo && t.Passwd.IsSet(), TTY: t.TTY,
+		Password: t.Sudo && t.Passwd.IsSet(), TTY: t.TTY, LoginRoot: t.User == "root",
 	}
 }
 

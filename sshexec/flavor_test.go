@@ -103,6 +103,9 @@ func TestParseDeployLine(t *testing.T) {
 		{"BRINE-DEPLOY Linux x86_64  full", deployLine{arch: "amd64", codec: CodecRaw, hasFull: true}, false},
 		{"BRINE-DEPLOY Linux x86_64 zstd need-full", deployLine{arch: "amd64", codec: CodecZstd, needFull: true}, false},
 		{"BRINE-DEPLOY Linux x86_64 lz4", deployLine{arch: "amd64", codec: CodecRaw}, false},
+		{"BRINE-DEPLOY Linux x86_64 zstd free=4321", deployLine{arch: "amd64", codec: CodecZstd, freeKiB: 4321, hasFree: true}, false},
+		{"BRINE-DEPLOY Linux x86_64  free=0 wait", deployLine{arch: "amd64", codec: CodecRaw, hasFree: true}, false},
+		{"BRINE-DEPLOY Linux x86_64 gzip free=-3 free=x", deployLine{arch: "amd64", codec: CodecGzip}, false},
 		{"BRINE-DEPLOY Linux", deployLine{}, true},
 		{"BRINE-DEPLOY Darwin arm64 zstd", deployLine{}, true},
 	} {

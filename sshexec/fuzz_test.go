@@ -10,7 +10,7 @@ import (
 // Brine knows.
 func FuzzParseDeployLine(f *testing.F) {
 	for _, s := range []string{"BRINE-DEPLOY Linux x86_64 zstd", "motd\nBRINE-DEPLOY Linux aarch64 gzip full wait\n",
-		"BRINE-DEPLOY Linux x86_64 zstd need-full", "BRINE-DEPLOY", "BRINE-DEPLOY Linux", "BRINE-DEPLOY Darwin arm64"} {
+		"BRINE-DEPLOY Linux x86_64 zstd need-full", "BRINE-DEPLOY Linux x86_64 zstd free=12 wait", "BRINE-DEPLOY", "BRINE-DEPLOY Linux", "BRINE-DEPLOY Darwin arm64"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, out string) {
@@ -21,7 +21,7 @@ func FuzzParseDeployLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d.arch == "" || (d.codec != CodecRaw && d.codec != CodecZstd && d.codec != CodecGzip) {
+		if d.arch == "" || (d.codec != CodecRaw && d.codec != CodecZstd && d.codec != CodecGzip) || d.freeKiB < 0 {
 			t.Fatalf("parseDeployLine(%q) = %+v", out, d)
 		}
 	})

@@ -40,7 +40,7 @@ func (e *Executor) attemptWaiting(ctx context.Context, conn Conn, id string, p s
 		return e.answer(id, stdout, stderr, code, err)
 	}
 	upStart := time.Now()
-	d, err := e.deploy(ctx, conn, p, line, tm)
+	d, err := e.deploy(ctx, conn, id, p, line, tm)
 	tm.Upload += time.Since(upStart)
 	if err != nil {
 		s.finish(nil) // the shell reads EOF and exits, running nothing

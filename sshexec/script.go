@@ -57,6 +57,9 @@ type scriptParams struct {
 	// session instead of exiting (see probeScript); the job must then be
 	// one line on stdin (after the password line, if any).
 	Wait bool
+	// LoginRoot: the login user is root, who may fill the blocks df's
+	// Available leaves out (see checkSpace).
+	LoginRoot bool
 }
 
 // dirFileMode and binFileMode keep thin_dir private to the login user, or, with
@@ -180,8 +183,9 @@ func (p scriptParams) keepPath() string {
 // decompressor it has (zstd, gzip or none); with Wait it then waits on the
 // same session for the upload and runs the job (see attemptWaiting), else
 // it exits 11. A cold host pays for every process started here, so it
-// starts none under bash: thin_dir is made by the upload (over SFTP), and
-// bash's own variables name the machine.
+// starts only df under bash: thin_dir is made by the upload (over SFTP),
+// bash's own variables name the machine, and df reports the room left
+// there (see freeSpace), so a full disk is named as such.
 func (p scriptParams) probeScript() string {
 	var b strings.Builder
 	p.prelude(&b)
@@ -203,8 +207,9 @@ func (p scriptParams) probeScript() string {
 	// bash knows its kernel and machine: a 64-bit bash names the kernel's
 	// architecture, so only other shells and machines pay for uname.
 	b.WriteString("case \"$OSTYPE/$HOSTTYPE\" in linux*/x86_64|linux*/aarch64) U=\"Linux $HOSTTYPE\";; *) U=$(uname -s -m);; esac\n")
+	p.freeSpace(&b)
 	if !p.Wait {
-		fmt.Fprintf(&b, "echo \"%s $U $Z\"; exit %d\n", deployMarker, exitThinDeploy)
+		fmt.Fprintf(&b, "echo \"%s $U $Z$F\"; exit %d\n", deployMarker, exitThinDeploy)
 		return b.String()
 	}
 	// The job a warm host would have read is already on stdin: drop its
@@ -218,7 +223,7 @@ func (p scriptParams) probeScript() string {
 	for range lines {
 		fmt.Fprintf(&b, "IFS= read -r L || exit %d\n", exitThinDeploy)
 	}
-	fmt.Fprintf(&b, "echo \"%s $U $Z %s\"\n", deployMarker, waitToken)
+	fmt.Fprintf(&b, "echo \"%s $U $Z$F %s\"\n", deployMarker, waitToken)
 	fmt.Fprintf(&b, "IFS= read -r L || exit %[1]d\ncase \"$L\" in \"%[2]s \"*) eval \"${L#%[2]s }\";; *) exit %[1]d;; esac\n", exitThinDeploy, goMarker)
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ExThinChecksum is Salt's EX_THIN_CHECKSUM (salt/defaults/exitcodes.py):
@@ -149,19 +150,66 @@ func sameFile(a, b string) bool {
 // removeOtherBuilds deletes the thin binaries of other builds in final's
 // directory, except keep: the full thin of this salt-ssh build, which a
 // core thin's install leaves alone (a concurrent run may have just put
-// it there). Names with a dot are temporaries of runs still in flight
-// and are left alone.
+// it there). Names with a dot are temporaries of runs: those still in
+// flight are left alone, stale ones go (see staleUpload).
 func removeOtherBuilds(final, keep string) {
 	dir, self := filepath.Split(final)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return // only housekeeping
 	}
+	now := time.Now()
 	for _, e := range entries {
 		n := e.Name()
-		if n == self || n == keep || !strings.HasPrefix(n, "salt-thin-") || strings.Contains(n, ".") {
+		if n == self || n == keep {
+			continue
+		}
+		if isUploadTemp(n) {
+			removeIfStale(filepath.Join(dir, n), e, now)
+			continue
+		}
+		if !strings.HasPrefix(n, "salt-thin-") || strings.Contains(n, ".") {
 			continue
 		}
 		os.Remove(filepath.Join(dir, n))
 	}
+}
+
+// staleUpload is how long an upload temporary must have gone unwritten
+// before an install removes it. A killed salt-ssh leaves its partial
+// upload behind (.salt-thin-<id>.up-<n>.zst.tmp-<x>, up to the whole
+// compressed thin each time), as may a kill between upload and install
+// (salt-thin-<id>.up-<n>.zst, and the unpacked salt-thin-<id>.up-<n>).
+// The age is the file's mtime against this host's clock: the <n> in the
+// name is the controller's clock and any pid would be the controller's,
+// neither comparable here, while an upload in flight moves the mtime
+// with every 128 KiB write (sshconn's SFTP chunk) and zstd gives its
+// output the upload's mtime. Ten minutes without a write is far beyond
+// any link that can carry a thin at all, so a concurrent run's upload
+// is never taken.
+const staleUpload = 10 * time.Minute
+
+// isUploadTemp reports whether name is one of salt-ssh's upload
+// temporaries in thin_dir: "salt-thin-<id>.up-<n>[.zst|.gz]", the
+// upload or its unpacked binary, or ".salt-thin-<id>.up-<n>….tmp-<x>",
+// sshconn.Upload's partial file.
+func isUploadTemp(name string) bool {
+	base, partial := strings.CutPrefix(name, ".")
+	if !strings.HasPrefix(base, "salt-thin-") || !strings.Contains(base, ".up-") {
+		return false
+	}
+	return !partial || strings.Contains(base, ".tmp-")
+}
+
+// removeIfStale removes the regular file p when it was last written
+// staleUpload or more before now.
+func removeIfStale(p string, e os.DirEntry, now time.Time) {
+	if !e.Type().IsRegular() {
+		return
+	}
+	info, err := e.Info()
+	if err != nil || now.Sub(info.ModTime()) < staleUpload {
+		return
+	}
+	os.Remove(p)
 }

@@ -171,8 +171,14 @@ func (a *app) buildJob() error {
 		a.job.Plan = (&wrapper.Bootstrap{Master: a.cfg, Log: a.log}).Plan(a.job.Arg, a.job.Kwarg)
 		return nil
 	}
-	if wrapper.IsState(a.job.Fun) {
+	switch {
+	case wrapper.IsState(a.job.Fun):
 		a.job.Plan = a.stateWrapper().Plan(a.job.Fun, a.job.Arg, a.job.Kwarg)
+		a.job.RefreshGrains = a.o.refresh
+	case wrapper.IsPillar(a.job.Fun):
+		// The host's pillar is compiled here, as for its states; it
+		// answers on the controller, as Salt's pillar wrapper does.
+		a.job.Plan = a.stateWrapper().PlanPillar(a.job.Fun, a.job.Arg, a.job.Kwarg)
 		a.job.RefreshGrains = a.o.refresh
 	}
 	return nil

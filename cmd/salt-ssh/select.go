@@ -41,7 +41,11 @@ func (a *app) rosterQuery() (tgt, kind string) {
 // a host that cannot be reached is left out with a warning, as it cannot
 // be known to match.
 func (a *app) selectByData(ctx context.Context) error {
-	m, err := target.Compile(a.o.target, target.Kind(a.o.tgtType), target.OptionsFromConfig(a.cfg.Raw))
+	opts := target.OptionsFromConfig(a.cfg.Raw)
+	// A bad P@/J@ (or -P, --pillar-pcre) regex fails the run, as a bad -E
+	// one does, instead of matching nothing with exit 0.
+	opts.RejectBadRegex = true
+	m, err := target.Compile(a.o.target, target.Kind(a.o.tgtType), opts)
 	if err != nil {
 		return fmt.Errorf("target %q: %w", a.o.target, err)
 	}

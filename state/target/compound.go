@@ -271,7 +271,7 @@ func (c *compoundCompiler) operand(q queued) (Matcher, error) {
 		if delim == "" {
 			delim = DefaultDelimiter
 		}
-		m, err = compileSubdictMatcher(pat, c.subdictKind(eng), delim)
+		m, err = compileSubdictMatcher(pat, c.subdictKind(eng), delim, c.opts.RejectBadRegex)
 	case 'L':
 		m, err = compileList(pat)
 	case 'S':

@@ -214,7 +214,7 @@ func saltSubdict(eng byte, delim, pat string, pillarExact bool) (Matcher, error)
 	if !strings.Contains(pat, delim) {
 		return nil, nil
 	}
-	return compileSubdictMatcher(pat, kind, delim)
+	return compileSubdictMatcher(pat, kind, delim, false)
 }
 
 // MinionData returns a minion's id, grains and pillar from the master's

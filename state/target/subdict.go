@@ -2,7 +2,9 @@ package target
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/brinesalt/brine/state/ordered"
@@ -64,11 +66,19 @@ type dictMatcher struct {
 // of _dict_match revisits the same suffixes of the expression.
 type subdictCompiler struct {
 	mode        subdictMode
-	unsupported error // the first pattern RE2 cannot run, if any
+	unsupported error       // the first pattern RE2 cannot run, if any
+	invalid     *badPattern // the first regex Python would reject, if any
+	valid       bool        // some regex compiled
 	subs        map[[2]string]*subdict
 	dicts       map[string]*dictMatcher
 	leafs       map[string]*leafMatcher
 }
+
+// badPattern is a value pattern Python's re would reject, as it was
+// tried (lowercased, as subdict_match tries it).
+type badPattern struct{ pattern, msg string }
+
+func (b *badPattern) Error() string { return fmt.Sprintf("%q: %s", b.pattern, b.msg) }
 
 func newSubdictCompiler(mode subdictMode) *subdictCompiler {
 	return &subdictCompiler{
@@ -144,8 +154,21 @@ func (c *subdictCompiler) leaf(pattern string) *leafMatcher {
 		l.isAll = l.pat == "*"
 	case modeRegex:
 		l.re, l.err = compilePyRegex(l.pat)
-		if errors.Is(l.err, ErrUnsupportedRegex) && c.unsupported == nil {
-			c.unsupported = l.err
+		var pe *PatternError
+		switch {
+		case l.err == nil:
+			c.valid = true
+		case errors.Is(l.err, ErrUnsupportedRegex):
+			if c.unsupported == nil {
+				c.unsupported = l.err
+			}
+		case c.invalid == nil && errors.As(l.err, &pe):
+			c.invalid = &badPattern{pattern: l.pat, msg: pe.Msg}
+			var se *syntax.Error
+			if errors.As(pe.Err, &se) {
+				// RE2's text quotes the wrapped pattern; its code is enough.
+				c.invalid.msg += ": " + string(se.Code)
+			}
 		}
 	}
 	c.leafs[pattern] = l

@@ -2,6 +2,7 @@ package target
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -111,6 +112,49 @@ func TestSubdictNilData(t *testing.T) {
 	for _, k := range []Kind{Grain, Pillar, GrainPCRE, PillarExact} {
 		if got, _ := Match("*:*", k, m, Options{}); got {
 			t.Errorf("%s on a minion without data matched", k)
+		}
+	}
+}
+
+// TestRejectBadRegex: with Options.RejectBadRegex (salt-ssh), a grain or
+// pillar PCRE value pattern that no split of the expression makes valid
+// is an error naming it, alone or in a compound; without it the target
+// compiles and never matches, as in Salt's matchers. A split that leaves
+// a valid pattern keeps the target usable.
+func TestRejectBadRegex(t *testing.T) {
+	strict := Options{RejectBadRegex: true}
+	for _, tt := range []struct {
+		kind Kind
+		expr string
+		want string // in the error
+	}{
+		{GrainPCRE, "os:(", `"("`},
+		{PillarPCRE, "x:[", `"["`},
+		{Compound, "P@os:(", `"P@os:("`},
+		{Compound, "J@x:[", `"J@x:["`},
+		{Compound, "web* and P@env:name:(", `"P@env:name:("`},
+		{Compound, "G@os:Debian or J@a:b:[", `"J@a:b:["`},
+	} {
+		_, err := Compile(tt.expr, tt.kind, strict)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "invalid value pattern") {
+			t.Errorf("Compile(%q, %s) error = %v, want one naming %s", tt.expr, tt.kind, err, tt.want)
+		}
+		var pe *PatternError
+		if !errors.As(err, &pe) {
+			t.Errorf("Compile(%q, %s) error = %v, want a *PatternError inside", tt.expr, tt.kind, err)
+		}
+		m, err := Compile(tt.expr, tt.kind, Options{})
+		if err != nil {
+			t.Errorf("Compile(%q, %s) without RejectBadRegex: %v", tt.expr, tt.kind, err)
+		} else if tt.kind != Compound && m.Match(testMinion("web1")) {
+			t.Errorf("%q matched", tt.expr)
+		}
+	}
+	// "a:b(:c)" splits into key a:b( with value c) (invalid) and key a
+	// with value b(:c) (valid): Salt may match through the second.
+	for _, expr := range []string{"a:b(:c)", "os:deb"} {
+		if _, err := Compile(expr, GrainPCRE, strict); err != nil {
+			t.Errorf("Compile(%q) = %v, want no error", expr, err)
 		}
 	}
 }

@@ -73,6 +73,14 @@ type Options struct {
 	// ListNodegroups is the master's `ssh_list_nodegroups:` setting, the
 	// list-only groups salt-ssh's roster matching uses for MatchID.
 	ListNodegroups map[string]any
+	// RejectBadRegex makes a grain or pillar PCRE target (-P, --pillar-pcre,
+	// P@ and J@ in a compound) whose value pattern is no valid regular
+	// expression in any of the ways the expression splits into key and
+	// value an error. Without it such a target only never matches, as
+	// Salt's matchers log "Invalid regex" and move on
+	// (salt/utils/data.py subdict_match); salt-ssh, which matches on the
+	// controller, sets it to fail as it does for a bad -E pattern.
+	RejectBadRegex bool
 }
 
 func (o Options) delimiter() string {
@@ -115,7 +123,7 @@ func Compile(expr any, kind Kind, opts Options) (Matcher, error) {
 	case PCRE:
 		return compilePCREMatcher(s)
 	case Grain, GrainPCRE, Pillar, PillarPCRE, PillarExact:
-		return compileSubdictMatcher(s, kind, opts.delimiter())
+		return compileSubdictMatcher(s, kind, opts.delimiter(), opts.RejectBadRegex)
 	case IPCIDR:
 		c, err := compileIPCIDR(s)
 		if err != nil {
@@ -180,7 +188,7 @@ func (s subdictMatcher) Match(m *Minion) bool {
 	return s.sd.match(data)
 }
 
-func compileSubdictMatcher(expr string, kind Kind, delim string) (Matcher, error) {
+func compileSubdictMatcher(expr string, kind Kind, delim string, rejectBad bool) (Matcher, error) {
 	if !strings.Contains(expr, delim) {
 		// Salt logs "Got insufficient arguments for grains match
 		// statement" and matches nothing.
@@ -199,6 +207,9 @@ func compileSubdictMatcher(expr string, kind Kind, delim string) (Matcher, error
 	// moves on; one Python accepts but RE2 cannot run is an error.
 	if c.unsupported != nil {
 		return nil, &PatternError{Kind: kind, Pattern: expr, Msg: "unsupported value pattern", Err: c.unsupported}
+	}
+	if rejectBad && c.invalid != nil && !c.valid {
+		return nil, &PatternError{Kind: kind, Pattern: expr, Msg: "invalid value pattern " + c.invalid.Error()}
 	}
 	return subdictMatcher{pillar: strings.HasPrefix(string(kind), "pillar"), sd: sd}, nil
 }
