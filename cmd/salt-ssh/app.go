@@ -89,8 +89,7 @@ func (a *app) rosterOptions() roster.Options {
 	ro.Sudo = a.cfg.SSHSudo
 	ro.SudoUser = a.cfg.SSHSudoUser
 	ro.IdentitiesOnly = a.cfg.SSHIdentitiesOnly
-	// Salt's ConnectTimeout is ssh_timeout plus the CLI timeout (5).
-	ro.Timeout = a.cfg.SSHTimeout + 5*time.Second
+	a.connectionOptions(&ro)
 	if s, ok := a.cfg.Raw.Value("ssh_priv").(string); ok && s != "" {
 		ro.Priv = s
 	}
@@ -123,6 +122,31 @@ func (a *app) rosterOptions() roster.Options {
 		ro.ThinDir = filepath.Join("/var/tmp", "."+jid.RandomHex(3))
 	}
 	return ro
+}
+
+// connectionOptions sets the connect timeout and keepalive. Salt's
+// ConnectTimeout is ssh_timeout plus the master's timeout (5): Brine
+// computes it so when either is configured, else uses its own default
+// (roster.DefaultConnectTimeout, which says why). ssh_keepalive,
+// ssh_keepalive_interval and ssh_keepalive_count_max are Salt 3008's
+// master options for ServerAliveInterval and ServerAliveCountMax.
+func (a *app) connectionOptions(ro *roster.Options) {
+	timeout, hasTimeout := a.cfg.Raw.Value("timeout").(int)
+	if !hasTimeout {
+		timeout = 5 // DEFAULT_MASTER_OPTS["timeout"]
+	}
+	if a.cfg.Raw.Value("ssh_timeout") != nil || hasTimeout {
+		ro.Timeout = a.cfg.SSHTimeout + time.Duration(timeout)*time.Second
+	}
+	if b, ok := a.cfg.Raw.Value("ssh_keepalive").(bool); ok {
+		ro.Keepalive = b
+	}
+	if n, ok := a.cfg.Raw.Value("ssh_keepalive_interval").(int); ok && n >= 0 {
+		ro.KeepaliveInterval = n
+	}
+	if n, ok := a.cfg.Raw.Value("ssh_keepalive_count_max").(int); ok && n > 0 {
+		ro.KeepaliveCountMax = n
+	}
 }
 
 func (a *app) loadTargets(ctx context.Context) ([]roster.Target, error) {

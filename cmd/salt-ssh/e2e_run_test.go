@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -8,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/brinesalt/brine/internal/testhosts"
 )
@@ -114,5 +118,72 @@ func TestE2EPreHook(t *testing.T) {
 	}
 	if _, err := c.Exec(t.Context(), "host1", "test ! -e "+strconv.Quote(marker)); err != nil {
 		t.Errorf("the hook ran on the host: %v", err)
+	}
+}
+
+// TestE2ECutLinkDetected: with the host's link cut in the middle of a
+// command, the keepalive (here 1 s × 2, from the roster) ends the host's
+// run as a lost connection instead of waiting for the command or TCP.
+// The defaults it stands for are pinned by TestConnectionDefaults.
+func TestE2ECutLinkDetected(t *testing.T) {
+	c := testhosts.New(t, 2)
+	if c.Mode() != testhosts.ModeNetns {
+		t.Skip("cutting one host's link needs network namespaces")
+	}
+	e := newEnv(t, c, true)
+	keepalive := "  keepalive_interval: 1\n  keepalive_count_max: 2\n"
+	e.writeRoster(map[string]string{"host1": keepalive, "host2": keepalive})
+	// The guard only keeps a broken build from hanging: it is far longer
+	// than the keepalive bound and shorter than the command.
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	type result struct {
+		out  string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"-c", e.dir, "--out", "json", "--static", "-r", "*", "touch /tmp/started-cut; sleep 300; echo finished"},
+			nil, &stdout, &stderr)
+		done <- result{stdout.String() + stderr.String(), code}
+	}()
+	for {
+		_, err1 := c.Exec(t.Context(), "host1", "test -e /tmp/started-cut")
+		_, err2 := c.Exec(t.Context(), "host2", "test -e /tmp/started-cut")
+		if err1 == nil && err2 == nil {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("run ended before the commands started: %d %s", r.code, r.out)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if err := c.LinkDown(t.Context(), "host1"); err != nil {
+		t.Fatal(err)
+	}
+	// host2 keeps its link: its command is ended by killing it, so the run
+	// can finish.
+	var r result
+	for {
+		select {
+		case r = <-done:
+		case <-time.After(time.Second):
+			c.Exec(t.Context(), "host2", "pkill -f 'sleep 300' || true")
+			continue
+		}
+		break
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the guard fired: the cut link was not detected: %s", r.out)
+	}
+	got := map[string]any{}
+	if err := json.Unmarshal([]byte(r.out[:strings.LastIndex(r.out, "}")+1]), &got); err != nil {
+		t.Fatalf("output: %v\n%s", err, r.out)
+	}
+	h1, _ := got["host1"].(map[string]any)
+	if r.code != 20 || h1 == nil || !strings.Contains(fmt.Sprint(h1["stderr"]), "connection lost") {
+		t.Errorf("host1 after its link was cut: code %d, %v", r.code, got["host1"])
 	}
 }
