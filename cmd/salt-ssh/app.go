@@ -35,26 +35,25 @@ type app struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	outFile *os.File
+	logFile *logging.FileHandler // the ssh_log_file, when open
 	targets []roster.Target
 	exec    *sshexec.Executor
 	job     sshexec.Job
 }
 
 func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) (*app, error) {
-	log, err := logging.New(stderr, o.logLevel)
+	log, cfg, logFile, err := loadConfig(o, stderr)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.LoadMaster(o.configDir, log)
-	if err != nil {
-		return nil, err
-	}
+	a := &app{o: o, cfg: cfg, log: log, logFile: logFile, stdout: stdout, stderr: stderr}
 	if err := askPassword(o, ttyPassword); err != nil {
+		a.close()
 		return nil, err
 	}
-	a := &app{o: o, cfg: cfg, log: log, stdout: stdout, stderr: stderr}
 	if o.outFile != "" {
 		if a.outFile, err = output.OpenFile(o.outFile, o.outAppend); err != nil {
+			a.close()
 			return nil, err
 		}
 		a.stdout = a.outFile
@@ -77,6 +76,9 @@ func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.
 func (a *app) close() {
 	if a.outFile != nil {
 		a.outFile.Close()
+	}
+	if a.logFile != nil {
+		a.logFile.Close()
 	}
 }
 

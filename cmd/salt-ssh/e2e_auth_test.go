@@ -35,8 +35,8 @@ func (e *env) useConfig(roster, extraMaster string) {
 	if err := os.WriteFile(path, []byte(roster), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
-	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n%s",
-		e.dir, e.dir, e.known, path, extraMaster)
+	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nssh_log_file: %s/ssh.log\n%s",
+		e.dir, e.dir, e.known, path, e.dir, extraMaster)
 	if err := os.WriteFile(filepath.Join(e.dir, "master"), []byte(conf), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
@@ -362,8 +362,8 @@ func TestE2ESecretsNeverLeak(t *testing.T) {
 		}
 	})
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-c", e.dir, "-l", "trace", "--out", "json", "--passwd", c.Password(),
-		"host1", "cmd.run", "id -un"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"-c", e.dir, "-l", "trace", "--log-file-level", "all", "--out", "json",
+		"--passwd", c.Password(), "host1", "cmd.run", "id -un"}, strings.NewReader(""), &stdout, &stderr)
 	close(stop)
 	wg.Wait()
 	if code != 0 || !strings.Contains(stdout.String(), `"root"`) {
@@ -377,8 +377,12 @@ func TestE2ESecretsNeverLeak(t *testing.T) {
 			t.Errorf("secret %q in salt-ssh output", s)
 		}
 	}
-	// Everything salt-ssh wrote on the controller: cache, pki, known_hosts
-	// (the roster and master config are the test's own).
+	// The log file, at its most verbose, is among the files checked below.
+	if log, err := os.ReadFile(filepath.Join(e.dir, "ssh.log")); err != nil || !bytes.Contains(log, []byte("[DEBUG   ]")) {
+		t.Errorf("no debug records in the log file (%v):\n%s", err, log)
+	}
+	// Everything salt-ssh wrote on the controller: cache, pki, known_hosts,
+	// the log file (the roster and master config are the test's own).
 	filepath.WalkDir(e.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || p == filepath.Join(e.dir, "roster") || p == filepath.Join(e.dir, "master") {
 			return nil
