@@ -7,6 +7,9 @@ import (
 	"os/user"
 	"strings"
 	"time"
+
+	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // AdHoc wraps a Roster with salt-ssh's command-line fallback
@@ -65,7 +68,7 @@ func (a *AdHoc) update(t Target) {
 	log.Info("host added to the roster", logKeyFile, file, logKeyTarget, t.ID)
 }
 
-// AppendTarget appends t to a flat roster file in the form
+// AppendTarget appends t to a flat roster file in the layout
 // salt/client/ssh/__init__.py _update_roster writes, password in clear
 // text included, as Salt does:
 //
@@ -74,13 +77,22 @@ func (a *AdHoc) update(t Target) {
 //	    host: host
 //	    user: root
 //	    passwd: secret
+//
+// Salt formats the values into the text unquoted, so a password such as
+// "a: b" or "#x" breaks the roster; Brine writes the entry through the
+// YAML emitter instead (PyYAML's safe_dump, indent 4), which quotes a
+// value only when it would not read back as the same string. No password
+// is written as null, which is what Salt's empty "passwd: " reads as.
 func AppendTarget(file string, t Target, by string, now time.Time) error {
+	entry, err := entryYAML(t)
+	if err != nil {
+		return fmt.Errorf("append to roster: %w", err)
+	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("append to roster: %w", err)
 	}
-	_, werr := fmt.Fprintf(f, "# Automatically added by %q at %s\n%s:\n    host: %s\n    user: %s\n    passwd: %s\n",
-		by, pyISOFormat(now), t.ID, t.Host, t.User, t.Passwd.Reveal())
+	_, werr := fmt.Fprintf(f, "# Automatically added by %q at %s\n%s", by, pyISOFormat(now), entry)
 	if err := f.Close(); werr == nil {
 		werr = err
 	}
@@ -88,6 +100,16 @@ func AppendTarget(file string, t Target, by string, now time.Time) error {
 		return fmt.Errorf("append to roster: %w", werr)
 	}
 	return nil
+}
+
+// entryYAML is t's roster entry {id: {host, user, passwd}} as YAML.
+func entryYAML(t Target) (string, error) {
+	var passwd any
+	if p := t.Passwd.Reveal(); p != "" {
+		passwd = p
+	}
+	m := ordered.FromPairs(t.ID, ordered.FromPairs("host", t.Host, "user", t.User, "passwd", passwd))
+	return saltyaml.Dump(m, saltyaml.DumpOptions{Indent: 4})
 }
 
 // pyISOFormat is datetime.isoformat(): microseconds only when non-zero.

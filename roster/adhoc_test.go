@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +137,33 @@ func TestUpdateRoster(t *testing.T) {
 	}
 	if got := pyISOFormat(time.Date(2026, 12, 1, 1, 2, 3, 0, time.UTC)); got != "2026-12-01T01:02:03" {
 		t.Errorf("pyISOFormat = %q", got)
+	}
+}
+
+// TestAppendTargetRoundTrip writes passwords that break an unquoted YAML
+// value and reads them back through the flat roster loader.
+func TestAppendTargetRoundTrip(t *testing.T) {
+	cfg := testConfig()
+	for _, pw := range []string{"a: b", "#x", "'", `"`, "*star", "&anchor", "yes", "1.0", "0777", "null", "~",
+		"- dash", "{x}", "[x]", "tab\there", "line\nbreak", " lead", "trail ", "%x", "@x", "`x", "a #b",
+		strings.Repeat("long password ", 8), ""} {
+		file := filepath.Join(t.TempDir(), "roster")
+		target := Target{ID: "10.0.0.9", Host: "10.0.0.9", User: "de: ploy", Passwd: Secret(pw)}
+		if err := AppendTarget(file, target, "ops", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ParseFlat(context.Background(), src, file, cfg)
+		if err != nil || len(f.Entries) != 1 {
+			t.Errorf("password %q: roster does not load back: %v\n%s", pw, err, src)
+			continue
+		}
+		got := f.Entries[0].Target
+		if got.ID != target.ID || got.Host != target.Host || got.User != target.User || got.Passwd.Reveal() != pw {
+			t.Errorf("password %q: read back id %q host %q user %q passwd %q\n%s", pw, got.ID, got.Host, got.User, got.Passwd.Reveal(), src)
+		}
 	}
 }

@@ -116,6 +116,7 @@ func NewAnsible(inv *Inventory, cfg Config) (*Ansible, error) {
 	if err := errs.ErrorOrNil(); err != nil {
 		return nil, err
 	}
+	warnUnsupported(cfg.logger(), inv.File, a.Entries)
 	return a, nil
 }
 

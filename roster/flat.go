@@ -93,6 +93,7 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 		return nil, err
 	}
 	f.Entries = entries
+	warnUnsupported(cfg.logger(), file, entries)
 	return f, nil
 }
 

@@ -54,7 +54,7 @@ func toPlain(v any) any {
 func base(id, host string, line int) Target {
 	o := DefaultOptions("/etc/salt/pki/master")
 	return Target{ID: id, Host: host, Port: 22, User: "root", Priv: o.Priv,
-		Timeout: 65 * time.Second, Keepalive: true, KeepaliveInterval: 60,
+		Timeout: 30 * time.Second, Keepalive: true, KeepaliveInterval: 15,
 		KeepaliveCountMax: 3, File: "roster", Line: line}
 }
 

@@ -39,12 +39,12 @@ type Target struct {
 	SudoUser string // sudo_user; ssh_sudo_user
 	TTY      bool   // tty
 
-	// Timeout is the ssh ConnectTimeout: timeout, default ssh_timeout (60)
-	// plus the master's timeout (5).
+	// Timeout is the ssh ConnectTimeout: timeout, else ssh_timeout plus
+	// the master's timeout (5) when set, else DefaultConnectTimeout.
 	Timeout           time.Duration
 	Keepalive         bool // keepalive; ssh_keepalive, default true
-	KeepaliveInterval int  // keepalive_interval; default 60 (seconds)
-	KeepaliveCountMax int  // keepalive_count_max; default 3
+	KeepaliveInterval int  // keepalive_interval; ssh_keepalive_interval, default 15 (seconds)
+	KeepaliveCountMax int  // keepalive_count_max; ssh_keepalive_count_max, default 3
 
 	// ThinDir is thin_dir; "" means the executor's default
 	// (DefaultThinDir), unless Options.ThinDir (-W/--rand-thin-dir) is set.
@@ -111,9 +111,38 @@ type Options struct {
 	ThinDir            string        // set by -W/--rand-thin-dir
 }
 
-// DefaultOptions returns Salt's defaults (salt/config/__init__.py
-// DEFAULT_MASTER_OPTS): user root, port 22, ConnectTimeout 60+5 s,
-// keepalive every 60 s up to 3 misses, key <pki_dir>/ssh/salt-ssh.rsa.
+// Connection defaults for a run. Salt's are meant for one ssh process
+// per host and leave a dead host or a cut link holding a --max-procs slot
+// for minutes; Brine's are what an operator running over many hosts
+// wants:
+//
+//   - DefaultConnectTimeout (30 s) bounds TCP connect, handshake and
+//     authentication. Salt passes ssh ConnectTimeout=ssh_timeout+timeout,
+//     60+5 s (salt/client/ssh/__init__.py SSH.__init__); 30 s still
+//     covers five SYNs (retries at 1, 3, 7 and 15 s), a slow sshd banner
+//     and PAM's failed-password delay, and halves what each unreachable
+//     host costs. A configured ssh_timeout (or timeout) keeps Salt's sum.
+//   - DefaultKeepaliveInterval (15 s) × DefaultKeepaliveCountMax (3): a
+//     keepalive request after 15 s without one answered, and the
+//     connection is lost after 3 unanswered ones, so a cut link ends the
+//     host's run within 60 s, the same arithmetic as OpenSSH's
+//     ServerAliveInterval and ServerAliveCountMax. Salt 3006 passes no
+//     ServerAlive options at all (a cut link is noticed only by TCP, after
+//     about 15 minutes of retransmissions, or never on an idle session);
+//     Salt 3008 passes its ssh_keepalive_interval 60 × count_max 3, up to
+//     4 minutes. A keepalive is one small request every 15 s; sshd
+//     answers it however long the command runs, so long silent commands
+//     are not affected.
+const (
+	DefaultConnectTimeout    = 30 * time.Second
+	DefaultKeepaliveInterval = 15
+	DefaultKeepaliveCountMax = 3
+)
+
+// DefaultOptions returns the defaults a roster entry starts from: Salt's
+// (salt/config/__init__.py DEFAULT_MASTER_OPTS) user root, port 22, key
+// <pki_dir>/ssh/salt-ssh.rsa, keepalive on, with Brine's connection
+// timeouts (see DefaultConnectTimeout).
 func DefaultOptions(pkiDir string) Options {
 	if pkiDir == "" {
 		pkiDir = "/etc/salt/pki/master"
@@ -122,10 +151,10 @@ func DefaultOptions(pkiDir string) Options {
 		User:              "root",
 		Port:              22,
 		Priv:              filepath.Join(pkiDir, "ssh", "salt-ssh.rsa"),
-		Timeout:           65 * time.Second,
+		Timeout:           DefaultConnectTimeout,
 		Keepalive:         true,
-		KeepaliveInterval: 60,
-		KeepaliveCountMax: 3,
+		KeepaliveInterval: DefaultKeepaliveInterval,
+		KeepaliveCountMax: DefaultKeepaliveCountMax,
 	}
 }
 

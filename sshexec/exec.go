@@ -190,6 +190,11 @@ func (e *Executor) Run(ctx context.Context, targets []roster.Target, job Job) <-
 
 func (e *Executor) runHost(ctx context.Context, t *roster.Target, job Job) Result {
 	log := e.opts.Log.With(logattr.Host, t.ID)
+	if t.SSHPreHook != "" {
+		if r, failed := e.preHook(ctx, t); failed {
+			return r
+		}
+	}
 	var tm Timings
 	start := time.Now()
 	conn, err := e.opts.Dial(ctx, t)

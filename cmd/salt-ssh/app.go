@@ -35,26 +35,25 @@ type app struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	outFile *os.File
+	logFile *logging.FileHandler // the ssh_log_file, when open
 	targets []roster.Target
 	exec    *sshexec.Executor
 	job     sshexec.Job
 }
 
 func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) (*app, error) {
-	log, err := logging.New(stderr, o.logLevel)
+	log, cfg, logFile, err := loadConfig(o, stderr)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.LoadMaster(o.configDir, log)
-	if err != nil {
-		return nil, err
-	}
+	a := &app{o: o, cfg: cfg, log: log, logFile: logFile, stdout: stdout, stderr: stderr}
 	if err := askPassword(o, ttyPassword); err != nil {
+		a.close()
 		return nil, err
 	}
-	a := &app{o: o, cfg: cfg, log: log, stdout: stdout, stderr: stderr}
 	if o.outFile != "" {
 		if a.outFile, err = output.OpenFile(o.outFile, o.outAppend); err != nil {
+			a.close()
 			return nil, err
 		}
 		a.stdout = a.outFile
@@ -78,6 +77,9 @@ func (a *app) close() {
 	if a.outFile != nil {
 		a.outFile.Close()
 	}
+	if a.logFile != nil {
+		a.logFile.Close()
+	}
 }
 
 // rosterOptions layers Salt's defaults, the master config and the flags
@@ -89,8 +91,7 @@ func (a *app) rosterOptions() roster.Options {
 	ro.Sudo = a.cfg.SSHSudo
 	ro.SudoUser = a.cfg.SSHSudoUser
 	ro.IdentitiesOnly = a.cfg.SSHIdentitiesOnly
-	// Salt's ConnectTimeout is ssh_timeout plus the CLI timeout (5).
-	ro.Timeout = a.cfg.SSHTimeout + 5*time.Second
+	a.connectionOptions(&ro)
 	if s, ok := a.cfg.Raw.Value("ssh_priv").(string); ok && s != "" {
 		ro.Priv = s
 	}
@@ -123,6 +124,31 @@ func (a *app) rosterOptions() roster.Options {
 		ro.ThinDir = filepath.Join("/var/tmp", "."+jid.RandomHex(3))
 	}
 	return ro
+}
+
+// connectionOptions sets the connect timeout and keepalive. Salt's
+// ConnectTimeout is ssh_timeout plus the master's timeout (5): Brine
+// computes it so when either is configured, else uses its own default
+// (roster.DefaultConnectTimeout, which says why). ssh_keepalive,
+// ssh_keepalive_interval and ssh_keepalive_count_max are Salt 3008's
+// master options for ServerAliveInterval and ServerAliveCountMax.
+func (a *app) connectionOptions(ro *roster.Options) {
+	timeout, hasTimeout := a.cfg.Raw.Value("timeout").(int)
+	if !hasTimeout {
+		timeout = 5 // DEFAULT_MASTER_OPTS["timeout"]
+	}
+	if a.cfg.Raw.Value("ssh_timeout") != nil || hasTimeout {
+		ro.Timeout = a.cfg.SSHTimeout + time.Duration(timeout)*time.Second
+	}
+	if b, ok := a.cfg.Raw.Value("ssh_keepalive").(bool); ok {
+		ro.Keepalive = b
+	}
+	if n, ok := a.cfg.Raw.Value("ssh_keepalive_interval").(int); ok && n >= 0 {
+		ro.KeepaliveInterval = n
+	}
+	if n, ok := a.cfg.Raw.Value("ssh_keepalive_count_max").(int); ok && n > 0 {
+		ro.KeepaliveCountMax = n
+	}
 }
 
 func (a *app) loadTargets(ctx context.Context) ([]roster.Target, error) {

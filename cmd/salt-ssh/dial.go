@@ -87,7 +87,7 @@ func (d *dialer) dial(ctx context.Context, t *roster.Target) (sshexec.Conn, erro
 }
 
 // config builds the connection settings of target t.
-func (d *dialer) config(t *roster.Target) (sshconn.Config, error) {
+func (d *dialer) config(t *roster.Target) (cfg sshconn.Config, err error) {
 	opts := d.sshOptions(t.SSHOptions)
 	userSet := d.userExplicit || t.User != roster.DefaultOptions("").User
 	user := ""
@@ -106,7 +106,7 @@ func (d *dialer) config(t *roster.Target) (sshconn.Config, error) {
 	if user == "" {
 		user = firstNonEmpty(hc.User, t.User)
 	}
-	cfg := sshconn.Config{
+	cfg = sshconn.Config{
 		Host:           firstNonEmpty(hc.HostName, t.Host),
 		Port:           t.Port,
 		User:           user,
@@ -134,6 +134,9 @@ func (d *dialer) config(t *roster.Target) (sshconn.Config, error) {
 	cfg.CertificateFiles = appendExisting(cfg.CertificateFiles, hc.CertificateFiles...)
 	d.hostKeySettings(&cfg, opts, hc)
 	d.timeouts(&cfg, t, opts, hc)
+	if cfg.RemoteForwards, err = sshconn.ParseRemoteForwards(t.RemotePortForwards); err != nil {
+		return cfg, fmt.Errorf("connect %s: remote_port_forwards: %w", t.Host, err)
+	}
 	jumps, err := d.jumps(firstNonEmpty(opts["proxyjump"], hc.ProxyJump), cfg, map[string]bool{})
 	if err != nil {
 		return cfg, fmt.Errorf("connect %s: %w", t.Host, err)

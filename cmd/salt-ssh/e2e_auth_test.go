@@ -31,8 +31,8 @@ func (e *env) useConfig(roster, extraMaster string) {
 	if err := os.WriteFile(path, []byte(roster), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
-	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n%s",
-		e.dir, e.dir, e.known, path, extraMaster)
+	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nssh_log_file: %s/ssh.log\n%s",
+		e.dir, e.dir, e.known, path, e.dir, extraMaster)
 	if err := os.WriteFile(filepath.Join(e.dir, "master"), []byte(conf), 0o600); err != nil {
 		e.t.Fatal(err)
 	}

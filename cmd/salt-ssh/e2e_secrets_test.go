@@ -135,7 +135,7 @@ func TestE2ESecretsNeverLeak(t *testing.T) {
 		{"host1", "state.apply"},
 	} {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"-c", e.dir, "-l", "trace", "--out", "json"}, args...),
+		code := run(context.Background(), append([]string{"-c", e.dir, "-l", "trace", "--log-file-level", "all", "--out", "json"}, args...),
 			strings.NewReader(""), &stdout, &stderr)
 		output.WriteString(stdout.String() + stderr.String())
 		if code != 0 || !strings.Contains(stdout.String(), "SUDO_USER") {
@@ -157,12 +157,17 @@ func TestE2ESecretsNeverLeak(t *testing.T) {
 			t.Errorf("secret %q in salt-ssh output (or a job's view of the processes)", s)
 		}
 	}
+	// The log file, at its most verbose, is among the controller's files
+	// checked.
+	if log, err := os.ReadFile(filepath.Join(e.dir, "ssh.log")); err != nil || !bytes.Contains(log, []byte("[DEBUG   ]")) {
+		t.Errorf("no debug records in the log file (%v):\n%s", err, log)
+	}
 	checkControllerFiles(t, e, secrets)
 	checkHostFiles(t, c, "host1", secrets)
 }
 
 // checkControllerFiles: nothing salt-ssh wrote on the controller (cache,
-// pki, known_hosts; the roster and master config are the test's own)
+// pki, known_hosts, the log; the roster and master config are the test's own)
 // holds a secret.
 func checkControllerFiles(t *testing.T, e *env, secrets []string) {
 	t.Helper()

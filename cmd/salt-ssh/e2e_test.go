@@ -83,8 +83,8 @@ func newEnv(t *testing.T, c *testhosts.Cluster, trustHosts bool) *env {
 }
 
 func (e *env) writeMaster(extra string) {
-	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n%s",
-		e.dir, e.dir, e.known, e.c.RosterPath(), extra)
+	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nssh_log_file: %s/ssh.log\n%s",
+		e.dir, e.dir, e.known, e.c.RosterPath(), e.dir, extra)
 	if err := os.WriteFile(filepath.Join(e.dir, "master"), []byte(conf), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
@@ -289,8 +289,8 @@ func (e *env) useRoster(text string) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
-	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n",
-		e.dir, e.dir, e.known, path)
+	conf := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nssh_log_file: %s/ssh.log\n",
+		e.dir, e.dir, e.known, path, e.dir)
 	if err := os.WriteFile(filepath.Join(e.dir, "master"), []byte(conf), 0o600); err != nil {
 		e.t.Fatal(err)
 	}

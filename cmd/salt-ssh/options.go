@@ -17,6 +17,8 @@ import (
 type options struct {
 	configDir  string
 	logLevel   string
+	logFile    string // --log-file, ssh_log_file
+	logFileLvl string // --log-file-level, log_level_logfile
 	raw        bool
 	roster     string
 	rosterFile string
@@ -95,6 +97,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	}
 	fs.StringVarP(&o.configDir, "config-dir", "c", def, "Pass in an alternative configuration directory.")
 	fs.StringVarP(&o.logLevel, "log-level", "l", "warning", "Console logging log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet.")
+	fs.StringVar(&o.logFile, "log-file", "", "Log file path. Default: ssh_log_file, '/var/log/salt/ssh'.")
+	fs.StringVar(&o.logFileLvl, "log-file-level", "", "Logfile logging log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet. Default: log_level_logfile, else log_level, 'warning'.")
 	fs.BoolVarP(&o.raw, "raw", "r", false, "Don't execute a salt routine on the targets, execute a raw shell command.")
 	fs.BoolVar(&o.raw, "raw-shell", false, "Alias of --raw.")
 	fs.StringVar(&o.roster, "roster", "flat", "Define which roster system to use: flat, ansible, sshconfig, scan; comma-separated to merge several, backend=PATH to give one its own file (flat,ansible=/etc/ansible/hosts).")

@@ -21,6 +21,8 @@ func TestFlagTable(t *testing.T) {
 	want := [][4]string{
 		{"config-dir", "c", "string", "/etc/salt"},
 		{"log-level", "l", "string", "warning"},
+		{"log-file", "", "string", ""},
+		{"log-file-level", "", "string", ""},
 		{"raw", "r", "bool", "false"},
 		{"raw-shell", "", "bool", "false"},
 		{"roster", "", "string", "flat"},
@@ -90,6 +92,8 @@ func TestSaltfileDests(t *testing.T) {
 	want := map[string]string{
 		"config_dir":               "config-dir",
 		"log_level":                "log-level",
+		"ssh_log_file":             "log-file",
+		"log_level_logfile":        "log-file-level",
 		"jid":                      "jid",
 		"raw_shell":                "raw",
 		"roster":                   "roster",

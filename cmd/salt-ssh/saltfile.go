@@ -17,9 +17,11 @@ import (
 // mixins) — to Brine's flags. A test pins it against the flag table.
 var saltfileDests = map[string]string{
 	// ConfigDirMixIn, LogLevelMixIn, JIDMixin
-	"config_dir": "config-dir",
-	"log_level":  "log-level",
-	"jid":        "jid",
+	"config_dir":        "config-dir",
+	"log_level":         "log-level",
+	"ssh_log_file":      "log-file",
+	"log_level_logfile": "log-file-level",
+	"jid":               "jid",
 	// SaltSSHOptionParser
 	"raw_shell":                "raw",
 	"roster":                   "roster",

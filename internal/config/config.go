@@ -156,7 +156,8 @@ func init() {
 		rotate_aes_key publish_session id user sock_dir extension_modules file_client
 		state_output state_verbose hash_type ssh_grains pillar_source_merging_strategy
 		pillar_merge_lists ext_pillar renderer jinja_env allow_undefined
-		ssh_update_roster ssh_remote_port_forwards`) {
+		ssh_update_roster ssh_remote_port_forwards ssh_keepalive ssh_keepalive_interval
+		ssh_keepalive_count_max log_level_logfile log_fmt_logfile log_datefmt_logfile`) {
 		known[k] = true
 	}
 }

@@ -75,23 +75,29 @@ func levelName(l slog.Level) string {
 }
 
 func (h *handler) Handle(_ context.Context, r slog.Record) error {
+	line := fmt.Sprintf("[%-8s] %s\n", levelName(r.Level), message(r, h.attrs, h.group))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, line)
+	return err
+}
+
+// message is the record's message followed by " key=value" for the
+// handler's attributes and the record's own.
+func message(r slog.Record, attrs []slog.Attr, group string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%-8s] %s", levelName(r.Level), r.Message)
+	b.WriteString(r.Message)
 	write := func(a slog.Attr) {
-		if h.group != "" {
-			a.Key = h.group + "." + a.Key
+		if group != "" {
+			a.Key = group + "." + a.Key
 		}
 		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Resolve())
 	}
-	for _, a := range h.attrs {
+	for _, a := range attrs {
 		write(a)
 	}
 	r.Attrs(func(a slog.Attr) bool { write(a); return true })
-	b.WriteByte('\n')
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	_, err := io.WriteString(h.w, b.String())
-	return err
+	return b.String()
 }
 
 func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {

@@ -119,6 +119,10 @@ type Config struct {
 	ServerAliveInterval time.Duration
 	ServerAliveCountMax int
 
+	// RemoteForwards are OpenSSH -R forwards set up once connected (roster
+	// "remote_port_forwards"); one the server refuses is a warning.
+	RemoteForwards []RemoteForward
+
 	// Logger receives debug and warning records; nil discards them.
 	Logger *slog.Logger
 }

@@ -20,7 +20,8 @@ type Conn struct {
 	client *ssh.Client
 	hops   []*ssh.Client // ProxyJump connections, outermost first
 	addr   string
-	done   chan struct{} // closed when the transport has ended
+	done   chan struct{}  // closed when the transport has ended
+	fwd    sync.WaitGroup // remote port forward goroutines
 
 	mu        sync.Mutex
 	sftp      *sftp.Client
@@ -79,6 +80,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.ServerAliveInterval > 0 {
 		go c.keepAlive(cfg.ServerAliveInterval, cfg.ServerAliveCountMax)
 	}
+	c.startRemoteForwards(&cfg)
 	return c, nil
 }
 
@@ -246,6 +248,7 @@ func (c *Conn) Close() error {
 		}
 		err := c.client.Close()
 		<-c.done
+		c.fwd.Wait()
 		for i := len(c.hops) - 1; i >= 0; i-- {
 			c.hops[i].Close()
 		}
