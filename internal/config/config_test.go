@@ -147,3 +147,17 @@ func TestDefaultsFromTheTable(t *testing.T) {
 		t.Errorf("minion defaults: %+v", n)
 	}
 }
+
+// sock_dir goes under root_dir like pki_dir and cachedir, given or not
+// (salt/config/__init__.py apply_master_config prepend_root_dirs).
+func TestMasterSockDirUnderRootDir(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "master"), "root_dir: /srv/brine\nsock_dir: /run/salt\n")
+	m, err := LoadMaster(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.SockDir != "/srv/brine/run/salt" {
+		t.Errorf("sock_dir = %s", m.SockDir)
+	}
+}
