@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
@@ -59,76 +58,36 @@ func DefaultOptions() Options {
 	}
 }
 
-// OptionsFromConfig reads the master options from a loaded config.
+// OptionsFromConfig takes the master options from a loaded config,
+// whose option table (internal/config) reads and types them.
 func OptionsFromConfig(c *config.Master) (Options, error) {
 	o := DefaultOptions()
-	o.PKIDir, o.CacheDir = c.PKIDir, c.CacheDir
+	o.PKIDir, o.CacheDir, o.SockDir = c.PKIDir, c.CacheDir, c.SockDir
 	o.FileRoots, o.PillarRoots = c.FileRoots, c.PillarRoots
 	o.Raw = c.Raw
-	raw := c.Raw
-	var err error
-	str := func(k string, dst *string) {
-		if v, ok := raw.Get(k); ok && v != nil {
-			*dst = ordered.KeyString(v)
-		}
-	}
-	num := func(k string, dst *int) {
-		if v, ok := raw.Get(k); ok && v != nil && err == nil {
-			n, e := strconv.Atoi(ordered.KeyString(v))
-			if e != nil {
-				err = fmt.Errorf("option %s: want a number, got %v", k, v)
-				return
-			}
-			*dst = n
-		}
-	}
-	flag := func(k string, dst *bool) {
-		if v, ok := raw.Get(k); ok && v != nil {
-			b, isBool := v.(bool)
-			if !isBool && err == nil {
-				err = fmt.Errorf("option %s: want True or False, got %v", k, v)
-				return
-			}
-			*dst = b
-		}
-	}
-	secs := func(k string, unit time.Duration, dst *time.Duration) {
-		n := -1
-		num(k, &n)
-		if n >= 0 {
-			*dst = time.Duration(n) * unit
-		}
-	}
-	str("interface", &o.Interface)
-	num("publish_port", &o.PublishPort)
-	num("ret_port", &o.RetPort)
-	num("worker_threads", &o.WorkerThreads)
-	str("sock_dir", &o.SockDir)
-	flag("auto_accept", &o.Auth.AutoAccept)
-	flag("open_mode", &o.Auth.OpenMode)
-	str("autosign_file", &o.Auth.AutosignFile)
-	str("autoreject_file", &o.Auth.AutorejectFile)
-	str("autosign_grains_dir", &o.Auth.AutosignGrainsDir)
-	flag("permissive_pki_access", &o.Auth.PermissivePKIAccess)
-	num("max_minions", &o.Auth.MaxMinions)
-	secs("keep_jobs", time.Hour, &o.KeepJobs)
-	secs("keep_jobs_seconds", time.Second, &o.KeepJobs)
-	secs("timeout", time.Second, &o.Timeout)
-	secs("gather_job_timeout", time.Second, &o.GatherJobTimeout)
-	flag("zmq_filtering", &o.ZMQFiltering)
-	flag("rotate_aes_key", &o.RotateAESKey)
-	secs("publish_session", time.Second, &o.PublishSession)
-	flag("sign_pub_messages", &o.SignPubMessages)
-	secs("request_server_ttl", time.Second, &o.RequestTTL)
-	num("keysize", &o.KeySize)
+	o.Interface, o.PublishPort, o.RetPort, o.WorkerThreads = c.Interface, c.PublishPort, c.RetPort, c.WorkerThreads
+	o.Auth.AutoAccept, o.Auth.OpenMode = c.AutoAccept, c.OpenMode
+	o.Auth.AutosignFile, o.Auth.AutorejectFile, o.Auth.AutosignGrainsDir = c.AutosignFile, c.AutorejectFile, c.AutosignGrainsDir
+	o.Auth.PermissivePKIAccess, o.Auth.MaxMinions = c.PermissivePKIAccess, c.MaxMinions
+	o.KeepJobs = keepJobs(c)
+	o.Timeout, o.GatherJobTimeout = c.Timeout, c.GatherJobTimeout
+	o.ZMQFiltering, o.RotateAESKey, o.PublishSession = c.ZMQFiltering, c.RotateAESKey, c.PublishSession
+	o.SignPubMessages, o.RequestTTL, o.KeySize = c.SignPubMessages, c.RequestServerTTL, c.KeySize
 	if ng := c.Nodegroups; ng != nil {
 		o.Nodegroups = map[string]any{}
 		ng.Range(func(k, v any) bool { o.Nodegroups[ordered.KeyString(k)] = v; return true })
 	}
-	if !raw.Has("sock_dir") && c.RootDir != "" && c.RootDir != "/" {
-		o.SockDir = filepath.Join(c.RootDir, o.SockDir)
+	return o, nil
+}
+
+// keepJobs is salt/utils/job.py get_keep_jobs_seconds: keep_jobs_seconds,
+// unless it is left at its default and the deprecated keep_jobs (hours)
+// is not.
+func keepJobs(c *config.Master) time.Duration {
+	if c.KeepJobsSeconds == 86400*time.Second && c.KeepJobs != 24*time.Hour {
+		return c.KeepJobs
 	}
-	return o, err
+	return c.KeepJobsSeconds
 }
 
 // LocalSocket is the path of the local client socket under sock_dir.

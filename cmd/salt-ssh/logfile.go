@@ -117,10 +117,11 @@ func logFileLevel(o *options, cfg *config.Master) string {
 	if o.logFileLvl != "" {
 		return o.logFileLvl
 	}
-	for _, k := range []string{"log_level_logfile", "log_level"} {
-		if s, ok := cfg.Raw.Value(k).(string); ok && s != "" {
-			return s
-		}
+	if s, ok := cfg.Raw.Value("log_level_logfile").(string); ok && s != "" {
+		return s
+	}
+	if s, ok := cfg.Raw.Value("log_level").(string); ok && s != "" {
+		return s
 	}
 	return "warning"
 }

@@ -24,7 +24,9 @@ import (
 // DefaultDir is Salt's configuration directory.
 const DefaultDir = "/etc/salt"
 
-// Master is the master configuration as salt-ssh uses it.
+// Master is the master configuration as salt-ssh, salt-master and the
+// other master-side commands use it. Its typed fields are filled from
+// masterOptions; everything else stays in Raw.
 type Master struct {
 	// Dir is the configuration directory (-c); File the main file read.
 	Dir, File string
@@ -32,6 +34,7 @@ type Master struct {
 	RootDir  string
 	PKIDir   string
 	CacheDir string
+	SockDir  string
 
 	SSHMaxProcs       int
 	SSHUser           string
@@ -40,7 +43,6 @@ type Master struct {
 	SSHSudo           bool
 	SSHSudoUser       string
 	SSHIdentitiesOnly bool
-	SSHUseHomeKey     bool
 	SSHConfigFile     string
 	SSHRunPreFlight   bool
 	KnownHostsFile    string
@@ -54,6 +56,29 @@ type Master struct {
 	FileRoots   map[string][]string
 	PillarRoots map[string][]string
 
+	// The salt-master daemon's options (master.OptionsFromConfig).
+	Interface           string
+	PublishPort         int
+	RetPort             int
+	WorkerThreads       int
+	AutoAccept          bool
+	OpenMode            bool
+	AutosignFile        string
+	AutorejectFile      string
+	AutosignGrainsDir   string
+	PermissivePKIAccess bool
+	MaxMinions          int
+	KeepJobs            time.Duration // keep_jobs, deprecated for keep_jobs_seconds
+	KeepJobsSeconds     time.Duration
+	Timeout             time.Duration
+	GatherJobTimeout    time.Duration
+	ZMQFiltering        bool
+	RotateAESKey        bool
+	PublishSession      time.Duration
+	SignPubMessages     bool
+	RequestServerTTL    time.Duration
+	KeySize             int
+
 	// Raw holds every option as read, known or not, for modules that look
 	// options up by name (config.get, opts in Jinja).
 	Raw *ordered.Map
@@ -62,19 +87,9 @@ type Master struct {
 // DefaultMaster returns the master configuration with Salt's defaults
 // for configuration directory dir.
 func DefaultMaster(dir string) *Master {
-	home, _ := os.UserHomeDir()
-	return &Master{
-		Dir: dir, File: filepath.Join(dir, "master"),
-		RootDir: "/", PKIDir: "/etc/salt/pki/master", CacheDir: "/var/cache/salt/master",
-		SSHMaxProcs: 25, SSHUser: "root", SSHPort: 22, SSHTimeout: 60 * time.Second,
-		SSHConfigFile:  filepath.Join(home, ".ssh", "config"),
-		KnownHostsFile: filepath.Join(home, ".ssh", "known_hosts"),
-		CacheLife:      60 * time.Minute,
-		FileRoots:      map[string][]string{"base": {"/srv/salt"}},
-		PillarRoots:    map[string][]string{"base": {"/srv/pillar"}},
-		RosterDefaults: ordered.New(), Nodegroups: ordered.New(), SSHListNodegroups: ordered.New(),
-		Raw: ordered.New(),
-	}
+	m := &Master{Dir: dir, File: filepath.Join(dir, "master"), Raw: ordered.New()}
+	setDefaults(m, masterOptions)
+	return m
 }
 
 // LoadMaster reads <dir>/master and the files its default_include glob
@@ -140,78 +155,27 @@ func mergeFile(dst *ordered.Map, path string, optional bool) error {
 	return nil
 }
 
-// known lists the options apply understands; anything else is kept in
-// Raw and mentioned in one warning.
-var known = map[string]bool{}
-
-func init() {
-	for _, k := range strings.Fields(`root_dir pki_dir cachedir ssh_max_procs ssh_user ssh_port
-		ssh_timeout ssh_sudo ssh_sudo_user ssh_identities_only ssh_use_home_key ssh_config_file
-		ssh_run_pre_flight known_hosts_file thin_dir roster_file roster_defaults nodegroups
-		ssh_list_nodegroups cache_life file_roots pillar_roots default_include
-		ssh_passwd ssh_priv_passwd ssh_priv ssh_minion_opts ssh_log_file ssh_scan_ports
-		ssh_scan_timeout ssh_wipe rosters roster log_level log_file timeout
-		interface publish_port ret_port worker_threads auto_accept autosign_file autoreject_file
-		open_mode keep_jobs keep_jobs_seconds max_minions gather_job_timeout zmq_filtering
-		rotate_aes_key publish_session id user sock_dir extension_modules file_client
-		state_output state_verbose hash_type ssh_grains pillar_source_merging_strategy
-		pillar_merge_lists ext_pillar renderer jinja_env allow_undefined
-		ssh_update_roster ssh_remote_port_forwards ssh_keepalive ssh_keepalive_interval
-		ssh_keepalive_count_max log_level_logfile log_fmt_logfile log_datefmt_logfile`) {
-		known[k] = true
-	}
-}
-
 func (m *Master) apply(raw *ordered.Map, log *slog.Logger) error {
 	m.Raw = raw
 	r := &reader{raw: raw}
-	var unknown []string
-	str, num, boolean, seconds, mapping := r.str, r.num, r.boolean, r.duration, r.mapping
-	str("root_dir", &m.RootDir)
-	str("pki_dir", &m.PKIDir)
-	str("cachedir", &m.CacheDir)
-	num("ssh_max_procs", &m.SSHMaxProcs)
-	str("ssh_user", &m.SSHUser)
-	num("ssh_port", &m.SSHPort)
-	seconds("ssh_timeout", time.Second, &m.SSHTimeout)
-	boolean("ssh_sudo", &m.SSHSudo)
-	str("ssh_sudo_user", &m.SSHSudoUser)
-	boolean("ssh_identities_only", &m.SSHIdentitiesOnly)
-	boolean("ssh_use_home_key", &m.SSHUseHomeKey)
-	str("ssh_config_file", &m.SSHConfigFile)
-	boolean("ssh_run_pre_flight", &m.SSHRunPreFlight)
-	str("known_hosts_file", &m.KnownHostsFile)
-	str("thin_dir", &m.ThinDir)
-	str("roster_file", &m.RosterFile)
-	mapping("roster_defaults", &m.RosterDefaults)
-	mapping("nodegroups", &m.Nodegroups)
-	mapping("ssh_list_nodegroups", &m.SSHListNodegroups)
-	seconds("cache_life", time.Minute, &m.CacheLife)
-	for key, dst := range map[string]*map[string][]string{"file_roots": &m.FileRoots, "pillar_roots": &m.PillarRoots} {
-		if v, ok := raw.Get(key); ok && v != nil {
-			roots, err := toRoots(v)
-			if err != nil {
-				r.fail(key, err)
-				continue
-			}
-			*dst = roots
-		}
-	}
-	for _, k := range raw.StringKeys() {
-		if !known[k] {
-			unknown = append(unknown, k)
-		}
-	}
+	applyTable(m, masterOptions, r)
 	if len(r.errs) > 0 {
 		sort.Strings(r.errs)
 		return fmt.Errorf("config %s: %s", m.File, strings.Join(r.errs, "; "))
 	}
-	if len(unknown) > 0 && log != nil {
-		log.Warn("keeping options Brine does not use", "file", m.File, "options", strings.Join(unknown, ", "))
-	}
+	warnUnknown(log, m.File, unknownKeys(raw, masterOptions))
 	m.PKIDir = prependRoot(m.RootDir, m.PKIDir)
 	m.CacheDir = prependRoot(m.RootDir, m.CacheDir)
+	m.SockDir = prependRoot(m.RootDir, m.SockDir)
 	return nil
+}
+
+// warnUnknown names, in one warning, the options no table entry reads.
+// They stay in Raw, where opts in templates and config.get see them.
+func warnUnknown(log *slog.Logger, file string, unknown []string) {
+	if len(unknown) > 0 && log != nil {
+		log.Warn("keeping options Brine does not use", "file", file, "options", strings.Join(unknown, ", "))
+	}
 }
 
 // prependRoot places path under root_dir as salt/config/__init__.py

@@ -86,3 +86,78 @@ func TestLoadMasterErrorsNameFile(t *testing.T) {
 		})
 	}
 }
+
+// The warning names exactly the options nothing reads: the ones the old
+// hand-kept list claimed (ssh_use_home_key, ssh_minion_opts, rosters,
+// allow_undefined) and not the ones the master reads (sign_pub_messages,
+// request_server_ttl, keysize, autosign_grains_dir,
+// permissive_pki_access), which now reach their typed fields.
+func TestMasterWarnsExactlyTheUnreadOptions(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "master"), `
+ssh_use_home_key: True
+ssh_minion_opts: {log_level: debug}
+rosters: [/etc/salt/rosters]
+allow_undefined: True
+sign_pub_messages: False
+request_server_ttl: 30
+keysize: 4096
+autosign_grains_dir: /etc/salt/autosign_grains
+permissive_pki_access: True
+`)
+	var logs bytes.Buffer
+	m, err := LoadMaster(dir, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `options="ssh_use_home_key, ssh_minion_opts, rosters, allow_undefined"`
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("warning = %s, want %s", logs.String(), want)
+	}
+	if m.SignPubMessages || m.RequestServerTTL != 30*time.Second || m.KeySize != 4096 ||
+		m.AutosignGrainsDir != "/etc/salt/autosign_grains" || !m.PermissivePKIAccess {
+		t.Errorf("typed fields not set: %+v", m)
+	}
+}
+
+func TestMinionWarnsExactlyTheUnreadOptions(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "minion"), "master: [m1, m2]\nmultiprocessing: False\nmaster_type: failover\nrecon_max: 2000\nfile_client: local\n")
+	var logs bytes.Buffer
+	m, err := LoadMinion(dir, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `options="multiprocessing, master_type"`; !strings.Contains(logs.String(), want) {
+		t.Errorf("warning = %s, want %s", logs.String(), want)
+	}
+	if diff := cmp.Diff([]string{"m1", "m2"}, m.Masters); diff != "" || m.ReconMax != 2*time.Second {
+		t.Errorf("masters %s recon_max %s", diff, m.ReconMax)
+	}
+}
+
+func TestDefaultsFromTheTable(t *testing.T) {
+	m := DefaultMaster("/etc/salt")
+	if m.SSHTimeout != 60*time.Second || m.CacheLife != time.Hour || m.KeepJobsSeconds != 24*time.Hour ||
+		!m.SignPubMessages || m.FileRoots["base"][0] != "/srv/salt" || m.Nodegroups == nil {
+		t.Errorf("master defaults: %+v", m)
+	}
+	n := DefaultMinion("/etc/salt")
+	if n.ReconDefault != time.Second || len(n.Masters) != 1 || n.Masters[0] != "salt" || n.Grains == nil || !n.ReconRandomize {
+		t.Errorf("minion defaults: %+v", n)
+	}
+}
+
+// sock_dir goes under root_dir like pki_dir and cachedir, given or not
+// (salt/config/__init__.py apply_master_config prepend_root_dirs).
+func TestMasterSockDirUnderRootDir(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "master"), "root_dir: /srv/brine\nsock_dir: /run/salt\n")
+	m, err := LoadMaster(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.SockDir != "/srv/brine/run/salt" {
+		t.Errorf("sock_dir = %s", m.SockDir)
+	}
+}

@@ -25,7 +25,6 @@ type Minion struct {
 	RootDir     string
 	PKIDir      string
 	CacheDir    string
-	SockDir     string
 	Grains      *ordered.Map
 	// AcceptanceWaitTime is how long a pending minion waits between
 	// sign-in attempts, growing to AcceptanceWaitTimeMax when set.
@@ -36,7 +35,6 @@ type Minion struct {
 	ReconMax              time.Duration
 	ReconRandomize        bool
 	MasterFinger          string
-	Multiprocessing       bool
 	AuthTimeout           time.Duration
 	ReturnRetryTimer      time.Duration
 	ReturnRetryTimerMax   time.Duration
@@ -51,28 +49,42 @@ type Minion struct {
 // DefaultMinion returns Salt's minion defaults for configuration
 // directory dir.
 func DefaultMinion(dir string) *Minion {
-	return &Minion{
-		Dir: dir, File: filepath.Join(dir, "minion"),
-		Masters: []string{"salt"}, MasterPort: 4506, PublishPort: 4505,
-		RootDir: "/", PKIDir: "/etc/salt/pki/minion", CacheDir: "/var/cache/salt/minion", SockDir: "/var/run/salt/minion",
-		Grains: ordered.New(), AcceptanceWaitTime: 10 * time.Second, RandomReauthDelay: 10 * time.Second,
-		ReconDefault: time.Second, ReconMax: 10 * time.Second, ReconRandomize: true, Multiprocessing: true,
-		AuthTimeout: 5 * time.Second, ReturnRetryTimer: 5 * time.Second, ReturnRetryTimerMax: 10 * time.Second,
-		KeySize: 2048, Raw: ordered.New(),
-	}
+	m := &Minion{Dir: dir, File: filepath.Join(dir, "minion"), Raw: ordered.New()}
+	setDefaults(m, minionOptions)
+	return m
 }
 
-var knownMinion = map[string]bool{}
-
-func init() {
-	for _, k := range strings.Fields(`master id master_port publish_port root_dir pki_dir cachedir sock_dir
-		grains acceptance_wait_time acceptance_wait_time_max random_reauth_delay recon_default recon_max
-		recon_randomize master_finger multiprocessing auth_timeout return_retry_timer return_retry_timer_max
-		zmq_filtering keysize open_mode default_include log_level log_file file_roots pillar_roots
-		file_client user master_type`) {
-		knownMinion[k] = true
-	}
-}
+// minionOptions is every option of the minion config Brine reads, with
+// Salt's defaults (salt/config/__init__.py DEFAULT_MINION_OPTS); see
+// Option. salt-minion and salt-call both read this file.
+var minionOptions = withShared([]Option[Minion]{
+	typed("master", KindStrings, []any{"salt"}, "minion", func(m *Minion) any { return &m.Masters }),
+	typed("id", KindString, "", "minion", func(m *Minion) any { return &m.ID }),
+	typed("master_port", KindInt, 4506, "minion", func(m *Minion) any { return &m.MasterPort }),
+	typed("publish_port", KindInt, 4505, "minion", func(m *Minion) any { return &m.PublishPort }),
+	typed("root_dir", KindString, "/", "internal/config", func(m *Minion) any { return &m.RootDir }),
+	typed("pki_dir", KindString, "/etc/salt/pki/minion", "minion", func(m *Minion) any { return &m.PKIDir }),
+	typed("cachedir", KindString, "/var/cache/salt/minion", "minion", func(m *Minion) any { return &m.CacheDir }),
+	typed("grains", KindMapping, newMap, "minion", func(m *Minion) any { return &m.Grains }),
+	seconds("acceptance_wait_time", time.Second, 10, "minion", func(m *Minion) any { return &m.AcceptanceWaitTime }),
+	seconds("acceptance_wait_time_max", time.Second, 0, "minion", func(m *Minion) any { return &m.AcceptanceWaitTimeMax }),
+	seconds("random_reauth_delay", time.Second, 10, "minion", func(m *Minion) any { return &m.RandomReauthDelay }),
+	seconds("recon_default", time.Millisecond, 1000, "minion", func(m *Minion) any { return &m.ReconDefault }),
+	seconds("recon_max", time.Millisecond, 10000, "minion", func(m *Minion) any { return &m.ReconMax }),
+	typed("recon_randomize", KindBool, true, "minion", func(m *Minion) any { return &m.ReconRandomize }),
+	typed("master_finger", KindString, "", "minion", func(m *Minion) any { return &m.MasterFinger }),
+	seconds("auth_timeout", time.Second, 5, "minion", func(m *Minion) any { return &m.AuthTimeout }),
+	seconds("return_retry_timer", time.Second, 5, "minion", func(m *Minion) any { return &m.ReturnRetryTimer }),
+	seconds("return_retry_timer_max", time.Second, 10, "minion", func(m *Minion) any { return &m.ReturnRetryTimerMax }),
+	typed("zmq_filtering", KindBool, false, "minion", func(m *Minion) any { return &m.ZMQFiltering }),
+	typed("keysize", KindInt, 2048, "minion", func(m *Minion) any { return &m.KeySize }),
+	typed("open_mode", KindBool, false, "minion", func(m *Minion) any { return &m.OpenMode }),
+	raw[Minion]("default_include", KindString, "internal/config"),
+	raw[Minion]("file_client", KindString, "minion"),
+	raw[Minion]("return", KindAny, "minion"),
+	raw[Minion]("log_level", KindString, "cmd/salt-call"),
+	raw[Minion]("output", KindString, "cmd/salt-call"),
+})
 
 // LoadMinion reads <dir>/minion and minion.d/*.conf; a missing main file
 // means all defaults.
@@ -92,54 +104,13 @@ func LoadMinion(dir string, log *slog.Logger) (*Minion, error) {
 func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 	m.Raw = raw
 	r := &reader{raw: raw}
-	str, num, boolean, dur := r.str, r.num, r.boolean, r.duration
-	switch v := raw.Value("master").(type) {
-	case nil:
-	case []any:
-		m.Masters = nil
-		for _, x := range v {
-			m.Masters = append(m.Masters, ordered.KeyString(x))
-		}
-	default:
-		m.Masters = []string{ordered.KeyString(v)}
-	}
-	str("id", &m.ID)
-	num("master_port", &m.MasterPort)
-	num("publish_port", &m.PublishPort)
-	str("root_dir", &m.RootDir)
-	str("pki_dir", &m.PKIDir)
-	str("cachedir", &m.CacheDir)
-	str("sock_dir", &m.SockDir)
-	r.mapping("grains", &m.Grains)
-	dur("acceptance_wait_time", time.Second, &m.AcceptanceWaitTime)
-	dur("acceptance_wait_time_max", time.Second, &m.AcceptanceWaitTimeMax)
-	dur("random_reauth_delay", time.Second, &m.RandomReauthDelay)
-	dur("recon_default", time.Millisecond, &m.ReconDefault)
-	dur("recon_max", time.Millisecond, &m.ReconMax)
-	boolean("recon_randomize", &m.ReconRandomize)
-	str("master_finger", &m.MasterFinger)
-	boolean("multiprocessing", &m.Multiprocessing)
-	dur("auth_timeout", time.Second, &m.AuthTimeout)
-	dur("return_retry_timer", time.Second, &m.ReturnRetryTimer)
-	dur("return_retry_timer_max", time.Second, &m.ReturnRetryTimerMax)
-	boolean("zmq_filtering", &m.ZMQFiltering)
-	num("keysize", &m.KeySize)
-	boolean("open_mode", &m.OpenMode)
-	var unknown []string
-	for _, k := range raw.StringKeys() {
-		if !knownMinion[k] {
-			unknown = append(unknown, k)
-		}
-	}
+	applyTable(m, minionOptions, r)
 	if len(r.errs) > 0 {
 		sort.Strings(r.errs)
 		return fmt.Errorf("config %s: %s", m.File, strings.Join(r.errs, "; "))
 	}
-	if len(unknown) > 0 && log != nil {
-		log.Warn("keeping options Brine does not use", "file", m.File, "options", strings.Join(unknown, ", "))
-	}
+	warnUnknown(log, m.File, unknownKeys(raw, minionOptions))
 	m.PKIDir = prependRoot(m.RootDir, m.PKIDir)
 	m.CacheDir = prependRoot(m.RootDir, m.CacheDir)
-	m.SockDir = prependRoot(m.RootDir, m.SockDir)
 	return nil
 }

@@ -24,53 +24,61 @@ func (r *reader) fail(key string, err error) {
 	r.errs = append(r.errs, fmt.Sprintf("%s: %v", key, err))
 }
 
-func (r *reader) str(key string, dst *string) {
-	if v, ok := r.get(key); ok {
-		*dst = ordered.KeyString(v)
-	}
-}
-
-func (r *reader) num(key string, dst *int) {
-	if v, ok := r.get(key); ok {
-		n, err := toInt(v)
-		if err != nil {
-			r.fail(key, err)
-			return
+// set converts v to kind and stores it through dst, the pointer an
+// option table's Field returns.
+func (r *reader) set(key string, kind Kind, unit time.Duration, dst any, v any) {
+	var err error
+	switch kind {
+	case KindString:
+		*dst.(*string) = ordered.KeyString(v)
+	case KindInt:
+		var n int
+		if n, err = toInt(v); err == nil {
+			*dst.(*int) = n
 		}
-		*dst = n
-	}
-}
-
-func (r *reader) boolean(key string, dst *bool) {
-	if v, ok := r.get(key); ok {
+	case KindBool:
 		b, isBool := v.(bool)
 		if !isBool {
-			r.fail(key, fmt.Errorf("want True or False, got %v", ordered.KeyString(v)))
-			return
+			err = fmt.Errorf("want True or False, got %v", ordered.KeyString(v))
+			break
 		}
-		*dst = b
-	}
-}
-
-// duration reads a number of units (seconds, minutes) as a Duration.
-func (r *reader) duration(key string, unit time.Duration, dst *time.Duration) {
-	if v, ok := r.get(key); ok {
-		f, err := toFloat(v)
-		if err != nil {
-			r.fail(key, err)
-			return
+		*dst.(*bool) = b
+	case KindDuration:
+		var f float64
+		if f, err = toFloat(v); err == nil {
+			*dst.(*time.Duration) = time.Duration(f * float64(unit))
 		}
-		*dst = time.Duration(f * float64(unit))
-	}
-}
-
-func (r *reader) mapping(key string, dst **ordered.Map) {
-	if v, ok := r.get(key); ok {
+	case KindMapping:
 		m, isMap := v.(*ordered.Map)
 		if !isMap {
-			r.fail(key, fmt.Errorf("want a mapping, got %s", typeName(v)))
-			return
+			err = fmt.Errorf("want a mapping, got %s", typeName(v))
+			break
 		}
-		*dst = m
+		*dst.(**ordered.Map) = m
+	case KindRoots:
+		var roots map[string][]string
+		if roots, err = toRoots(v); err == nil {
+			*dst.(*map[string][]string) = roots
+		}
+	case KindStrings:
+		*dst.(*[]string) = toStrings(v)
+	default:
+		panic(fmt.Sprintf("config: option %s: kind %d has no field type", key, kind))
 	}
+	if err != nil {
+		r.fail(key, err)
+	}
+}
+
+// toStrings reads a string or a list of scalars as a list of strings.
+func toStrings(v any) []string {
+	list, ok := v.([]any)
+	if !ok {
+		return []string{ordered.KeyString(v)}
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, ordered.KeyString(x))
+	}
+	return out
 }

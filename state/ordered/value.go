@@ -1,19 +1,57 @@
 package ordered
 
 // DeepCopy copies a value of the model recursively, as Python's deepcopy
-// does for YAML data: maps and lists are new, scalars are shared.
+// does for YAML data: maps and lists are new, scalars are shared, and a
+// map or list reached twice (a YAML alias) is copied once and stays
+// shared in the copy, as deepcopy's memo keeps it, so copying an aliased
+// document costs its written size rather than its expanded one.
 func DeepCopy(v any) any {
+	switch v.(type) {
+	case *Map, []any:
+		return (&copier{maps: map[*Map]*Map{}, lists: map[listID][]any{}}).copy(v)
+	}
+	return v
+}
+
+// listID identifies a list by its backing array and length; slices of
+// one array with different lengths are different lists.
+type listID struct {
+	first *any
+	n     int
+}
+
+type copier struct {
+	maps  map[*Map]*Map
+	lists map[listID][]any
+}
+
+func (c *copier) copy(v any) any {
 	switch x := v.(type) {
 	case *Map:
-		c := New()
-		x.Range(func(k, val any) bool { c.Set(k, DeepCopy(val)); return true })
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = DeepCopy(e)
+		if x == nil {
+			return New()
 		}
-		return c
+		if m, ok := c.maps[x]; ok {
+			return m
+		}
+		m := NewSize(x.Len())
+		c.maps[x] = m
+		x.Range(func(k, val any) bool { m.Set(k, c.copy(val)); return true })
+		return m
+	case []any:
+		if len(x) == 0 {
+			return []any{}
+		}
+		id := listID{&x[0], len(x)}
+		if l, ok := c.lists[id]; ok {
+			return l
+		}
+		l := make([]any, len(x))
+		c.lists[id] = l
+		for i, e := range x {
+			l[i] = c.copy(e)
+		}
+		return l
 	}
 	return v
 }

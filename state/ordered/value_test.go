@@ -20,3 +20,29 @@ func TestEqualAndDeepCopy(t *testing.T) {
 		t.Error("DeepCopy shares nested values")
 	}
 }
+
+// A map or list reached twice is copied once and stays shared, as
+// Python's deepcopy memo keeps it; the old walk copied it per path, so a
+// nine-deep alias bomb became 9^9 values and ran out of memory.
+func TestDeepCopyKeepsSharedValuesShared(t *testing.T) {
+	leaf := FromPairs("k", "v")
+	v := any([]any{leaf})
+	for i := 0; i < 40; i++ { // 2^40 paths: only a shared copy finishes
+		v = []any{v, v}
+	}
+	top := FromPairs("a", v, "b", leaf)
+	c := DeepCopy(top).(*Map)
+	if c == top || c.Value("b") == leaf {
+		t.Fatal("not copied")
+	}
+	l := c.Value("a").([]any)
+	if &l[0].([]any)[0] != &l[1].([]any)[0] {
+		t.Error("shared list copied twice")
+	}
+	for i := 0; i < 40; i++ {
+		l = l[0].([]any)
+	}
+	if l[0].(*Map) != c.Value("b") {
+		t.Error("the map under a and b is no longer one map")
+	}
+}

@@ -26,8 +26,10 @@
 //   - integers beyond 64 bits become float64; !!binary gives a string of
 //     the bytes and !!set an *ordered.Map of nil values; an alias inside
 //     its own anchor is an error rather than a recursive object;
-//   - aliased collections load as one shared value, as in Python, but
-//     Dump writes shared values out in full rather than as &id001 anchors,
+//   - aliased collections load as one shared value, as in Python, but a
+//     document whose aliases expand past MaxExpanded values (a "billion
+//     laughs") is refused with its file and line, where PyYAML loads it
+//     and Salt then runs out of memory copying or sending it; Dump writes shared values out in full rather than as &id001 anchors,
 //     and byte strings (invalid UTF-8) as escaped text, not !!binary;
 //   - a few syntax corners libyaml rejects still load: a tag right before
 //     a flow indicator ("[a, !!str]"), ":" before a flow indicator in a

@@ -117,7 +117,11 @@ func Decode(node *Node) (any, error) {
 
 func decodeFile(node *Node, filename string) (any, error) {
 	d := decoder{done: map[*Node]any{}, busy: map[*Node]bool{}, flat: map[*Node][][2]*Node{}}
-	v, err := d.value(node)
+	err := checkExpansion(node)
+	var v any
+	if err == nil {
+		v, err = d.value(node)
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/state/ordered"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -258,15 +259,27 @@ func TestParseNodeDecode(t *testing.T) {
 }
 
 func TestAliasSharesValue(t *testing.T) {
-	// A billion-laughs document stays small because aliases share values,
-	// as PyYAML's constructor shares objects.
-	var b strings.Builder
-	b.WriteString("a0: &a0 [x, x]\n")
-	for i := 1; i < 40; i++ {
-		b.WriteString("a" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [*a" + strconv.Itoa(i-1) + ", *a" + strconv.Itoa(i-1) + "]\n")
+	// Aliases share values, as PyYAML's constructor shares objects, so a
+	// document is decoded at its written size.
+	v, err := Load([]byte("a: &a [x, {y: 1}]\nb: [*a, *a]\n"), "shared")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Load([]byte(b.String()), "bomb"); err != nil {
-		t.Fatalf("Load: %v", err)
+	a := v.(*ordered.Map).Value("a").([]any)
+	b := v.(*ordered.Map).Value("b").([]any)
+	if &b[0].([]any)[0] != &a[0] || &b[1].([]any)[0] != &a[0] {
+		t.Error("aliased list decoded more than once")
+	}
+	// A billion-laughs document is refused at once (see MaxExpanded),
+	// without expanding it.
+	var sb strings.Builder
+	sb.WriteString("a0: &a0 [x, x]\n")
+	for i := 1; i < 40; i++ {
+		sb.WriteString("a" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [*a" + strconv.Itoa(i-1) + ", *a" + strconv.Itoa(i-1) + "]\n")
+	}
+	var e *Error
+	if _, err := Load([]byte(sb.String()), "bomb"); !errors.As(err, &e) || e.Line != 18 {
+		t.Fatalf("Load = %v, want the alias bomb refused at line 18", err)
 	}
 }
 

@@ -1,12 +1,14 @@
 // Package service is Salt's `service` state module (salt/states/service.py):
-// running, dead, enabled, disabled, masked, unmasked and mod_watch, which
-// restarts a running service (or reloads it with reload: True) when a
-// watched state changed. It works through the service execution
-// functions, so it follows whichever init system the host's service
-// module resolved to.
+// running, dead, enabled, disabled and mod_watch, which restarts a running
+// service (or reloads it with reload: True) when a watched state changed.
+// It works through the service execution functions, so it follows
+// whichever init system the host's service module resolved to.
 //
-// Not supported: the systemd-only keyword arguments (no_block, unmask,
-// unmask_runtime) are not passed through, and there is no offline mode.
+// Not supported: masked and unmasked are registered but always fail with
+// Salt's "Service masking not available on this minion" (no service
+// module here provides service.masked); the systemd-only keyword
+// arguments (no_block, unmask, unmask_runtime) are not passed through,
+// and there is no offline mode.
 package service
 
 import (

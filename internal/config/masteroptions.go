@@ -1,0 +1,144 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// masterOptions is every option of the master config Brine reads, with
+// Salt's defaults (salt/config/__init__.py DEFAULT_MASTER_OPTS); see
+// Option. Keys not here are kept in Raw and warned about.
+var masterOptions = withShared([]Option[Master]{
+	typed("root_dir", KindString, "/", "internal/config", func(m *Master) any { return &m.RootDir }),
+	typed("pki_dir", KindString, "/etc/salt/pki/master", "cmd/salt-ssh", func(m *Master) any { return &m.PKIDir }),
+	typed("cachedir", KindString, "/var/cache/salt/master", "cmd/salt-ssh", func(m *Master) any { return &m.CacheDir }),
+	typed("sock_dir", KindString, "/var/run/salt/master", "master", func(m *Master) any { return &m.SockDir }),
+	typed("file_roots", KindRoots, roots("/srv/salt"), "cmd/salt-ssh", func(m *Master) any { return &m.FileRoots }),
+	typed("pillar_roots", KindRoots, roots("/srv/pillar"), "cmd/salt-ssh", func(m *Master) any { return &m.PillarRoots }),
+	typed("nodegroups", KindMapping, newMap, "cmd/salt-ssh", func(m *Master) any { return &m.Nodegroups }),
+
+	// salt-ssh (salt/client/ssh/__init__.py)
+	typed("ssh_max_procs", KindInt, 25, "cmd/salt-ssh", func(m *Master) any { return &m.SSHMaxProcs }),
+	typed("ssh_user", KindString, "root", "cmd/salt-ssh", func(m *Master) any { return &m.SSHUser }),
+	typed("ssh_port", KindInt, 22, "cmd/salt-ssh", func(m *Master) any { return &m.SSHPort }),
+	seconds("ssh_timeout", time.Second, 60, "cmd/salt-ssh", func(m *Master) any { return &m.SSHTimeout }),
+	typed("ssh_sudo", KindBool, false, "cmd/salt-ssh", func(m *Master) any { return &m.SSHSudo }),
+	typed("ssh_sudo_user", KindString, "", "cmd/salt-ssh", func(m *Master) any { return &m.SSHSudoUser }),
+	typed("ssh_identities_only", KindBool, false, "cmd/salt-ssh", func(m *Master) any { return &m.SSHIdentitiesOnly }),
+	typed("ssh_config_file", KindString, homePath(".ssh", "config"), "cmd/salt-ssh", func(m *Master) any { return &m.SSHConfigFile }),
+	typed("ssh_run_pre_flight", KindBool, false, "cmd/salt-ssh", func(m *Master) any { return &m.SSHRunPreFlight }),
+	typed("known_hosts_file", KindString, homePath(".ssh", "known_hosts"), "cmd/salt-ssh", func(m *Master) any { return &m.KnownHostsFile }),
+	typed("thin_dir", KindString, "", "cmd/salt-ssh", func(m *Master) any { return &m.ThinDir }),
+	typed("roster_file", KindString, "", "roster", func(m *Master) any { return &m.RosterFile }),
+	typed("roster_defaults", KindMapping, newMap, "cmd/salt-ssh", func(m *Master) any { return &m.RosterDefaults }),
+	typed("ssh_list_nodegroups", KindMapping, newMap, "cmd/salt-ssh", func(m *Master) any { return &m.SSHListNodegroups }),
+	seconds("cache_life", time.Minute, 60, "cmd/salt-ssh", func(m *Master) any { return &m.CacheLife }),
+	raw[Master]("roster", KindString, "cmd/salt-ssh"),
+	raw[Master]("ssh_priv", KindString, "cmd/salt-ssh"),
+	raw[Master]("ssh_scan_ports", KindAny, "cmd/salt-ssh"),
+	raw[Master]("ssh_scan_timeout", KindAny, "cmd/salt-ssh"),
+	raw[Master]("ssh_update_roster", KindBool, "cmd/salt-ssh"),
+	raw[Master]("ssh_remote_port_forwards", KindString, "cmd/salt-ssh"),
+	raw[Master]("ssh_keepalive", KindBool, "cmd/salt-ssh"),
+	raw[Master]("ssh_keepalive_interval", KindInt, "cmd/salt-ssh"),
+	raw[Master]("ssh_keepalive_count_max", KindInt, "cmd/salt-ssh"),
+	// salt-ssh's log file (cmd/salt-ssh/logfile.go).
+	raw[Master]("ssh_log_file", KindString, "cmd/salt-ssh"),
+	raw[Master]("log_level_logfile", KindString, "cmd/salt-ssh"),
+	raw[Master]("log_fmt_logfile", KindString, "cmd/salt-ssh"),
+	raw[Master]("log_datefmt_logfile", KindString, "cmd/salt-ssh"),
+	raw[Master]("log_level", KindString, "thin"),
+
+	// salt-master (salt/master.py, salt/crypt.py)
+	typed("interface", KindString, "0.0.0.0", "master", func(m *Master) any { return &m.Interface }),
+	typed("publish_port", KindInt, 4505, "master", func(m *Master) any { return &m.PublishPort }),
+	typed("ret_port", KindInt, 4506, "master", func(m *Master) any { return &m.RetPort }),
+	typed("worker_threads", KindInt, 5, "master", func(m *Master) any { return &m.WorkerThreads }),
+	typed("auto_accept", KindBool, false, "master", func(m *Master) any { return &m.AutoAccept }),
+	typed("open_mode", KindBool, false, "master", func(m *Master) any { return &m.OpenMode }),
+	typed("autosign_file", KindString, "", "master", func(m *Master) any { return &m.AutosignFile }),
+	typed("autoreject_file", KindString, "", "master", func(m *Master) any { return &m.AutorejectFile }),
+	typed("autosign_grains_dir", KindString, "", "master", func(m *Master) any { return &m.AutosignGrainsDir }),
+	typed("permissive_pki_access", KindBool, false, "master", func(m *Master) any { return &m.PermissivePKIAccess }),
+	typed("max_minions", KindInt, 0, "master", func(m *Master) any { return &m.MaxMinions }),
+	seconds("keep_jobs", time.Hour, 24, "master", func(m *Master) any { return &m.KeepJobs }),
+	seconds("keep_jobs_seconds", time.Second, 86400, "master", func(m *Master) any { return &m.KeepJobsSeconds }),
+	seconds("timeout", time.Second, 5, "master", func(m *Master) any { return &m.Timeout }),
+	seconds("gather_job_timeout", time.Second, 10, "master", func(m *Master) any { return &m.GatherJobTimeout }),
+	typed("zmq_filtering", KindBool, false, "master", func(m *Master) any { return &m.ZMQFiltering }),
+	typed("rotate_aes_key", KindBool, true, "master", func(m *Master) any { return &m.RotateAESKey }),
+	seconds("publish_session", time.Second, 86400, "master", func(m *Master) any { return &m.PublishSession }),
+	typed("sign_pub_messages", KindBool, true, "master", func(m *Master) any { return &m.SignPubMessages }),
+	seconds("request_server_ttl", time.Second, 0, "master", func(m *Master) any { return &m.RequestServerTTL }),
+	typed("keysize", KindInt, 2048, "master", func(m *Master) any { return &m.KeySize }),
+	raw[Master]("minion_data_cache", KindBool, "master"),
+	raw[Master]("enforce_mine_cache", KindBool, "master"),
+	raw[Master]("mine_get", KindMapping, "master"),
+	// What a _master_opts reply carries (master/masteropts.go).
+	raw[Master]("top_file_merging_strategy", KindString, "master"),
+	raw[Master]("env_order", KindAny, "master"),
+	raw[Master]("default_top", KindString, "master"),
+	raw[Master]("state_top", KindString, "master"),
+	raw[Master]("state_top_saltenv", KindString, "master"),
+	raw[Master]("state_events", KindBool, "master"),
+	raw[Master]("jinja_env", KindMapping, "master"),
+	raw[Master]("jinja_sls_env", KindMapping, "master"),
+	raw[Master]("jinja_lstrip_blocks", KindBool, "master"),
+	raw[Master]("jinja_trim_blocks", KindBool, "master"),
+
+	// the CLI clients
+	raw[Master]("default_include", KindString, "internal/config"),
+	raw[Master]("output", KindString, "cmd/salt-ssh"),
+	raw[Master]("color", KindBool, "cmd/salt-ssh"),
+	raw[Master]("cli_summary", KindBool, "cmd/salt"),
+	raw[Master]("state_output_diff", KindBool, "cmd/salt"),
+	raw[Master]("preserve_minion_cache", KindBool, "cmd/salt-key"),
+	raw[Master]("salt_cp_chunk_size", KindInt, "cmd/salt-cp"),
+})
+
+// typed is a table entry with a field.
+func typed[T any](key string, kind Kind, def any, reader string, field func(*T) any) Option[T] {
+	return Option[T]{Key: key, Kind: kind, Default: def, Reader: reader, Field: field}
+}
+
+// seconds is a typed KindDuration entry counted in unit.
+func seconds[T any](key string, unit time.Duration, def any, reader string, field func(*T) any) Option[T] {
+	return Option[T]{Key: key, Kind: KindDuration, Unit: unit, Default: def, Reader: reader, Field: field}
+}
+
+// withShared appends the state layer's options the daemon table does
+// not already have.
+func withShared[T any](table []Option[T]) []Option[T] {
+	have := map[string]bool{}
+	for _, o := range table {
+		if have[o.Key] {
+			panic("config: option " + o.Key + " is in the table twice")
+		}
+		have[o.Key] = true
+	}
+	for _, o := range sharedOptions[T]() {
+		if !have[o.Key] {
+			table = append(table, o)
+		}
+	}
+	return table
+}
+
+func newMap() any { return ordered.New() }
+
+// roots is a file_roots-style default with one base directory.
+func roots(dir string) func() any {
+	return func() any { return ordered.FromPairs("base", []any{dir}) }
+}
+
+// homePath is a default under the user's home directory, read when the
+// default is set.
+func homePath(elem ...string) func() any {
+	return func() any {
+		home, _ := os.UserHomeDir()
+		return filepath.Join(append([]string{home}, elem...)...)
+	}
+}

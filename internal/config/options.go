@@ -1,0 +1,190 @@
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// Kind is the type of an option's value in the config file.
+type Kind int
+
+// The kinds of option values.
+const (
+	// KindAny is a value its reader interprets itself.
+	KindAny Kind = iota
+	// KindString is a scalar read as text.
+	KindString
+	// KindInt is a whole number (a numeric string is accepted, as Salt's
+	// type coercion in salt/config/__init__.py _validate_opts does).
+	KindInt
+	// KindBool is True or False.
+	KindBool
+	// KindDuration is a number of Option.Unit.
+	KindDuration
+	// KindMapping is a YAML mapping.
+	KindMapping
+	// KindRoots is a mapping of saltenv to a list of directories
+	// (file_roots, pillar_roots).
+	KindRoots
+	// KindStrings is a string or a list of strings (the minion's master).
+	KindStrings
+)
+
+// Option is one option of a daemon's config file: its key, its type,
+// Salt's default and who reads it. An option with a Field is a typed
+// option: the constructor sets the field to Default and the loader sets
+// it from the file, so it is read by construction. An option without a
+// Field is looked up by name in Raw by the package named in Reader (a
+// directory of this module, e.g. "cmd/salt-ssh"); its default is the
+// one that reader applies. A test scans the source for every by-name
+// lookup of an option and fails when the table and the code disagree, so
+// the "options Brine does not use" warning is true both ways.
+type Option[T any] struct {
+	Key  string
+	Kind Kind
+	// Unit is what one of a KindDuration's numbers means (time.Second
+	// for ssh_timeout, time.Minute for cache_life).
+	Unit time.Duration
+	// Default is Salt's default in the file's own terms (60 for
+	// ssh_timeout), or a func() any building a fresh one; nil leaves the
+	// field's zero value.
+	Default any
+	// Reader is the package directory that uses the option.
+	Reader string
+	// Field returns a pointer to the typed field the option fills.
+	Field func(*T) any
+}
+
+// setDefaults sets every typed field of t to its table default; a
+// default the field cannot hold is a bug in the table.
+func setDefaults[T any](t *T, table []Option[T]) {
+	r := &reader{}
+	for _, o := range table {
+		if o.Field == nil || o.Default == nil {
+			continue
+		}
+		d := o.Default
+		if f, ok := d.(func() any); ok {
+			d = f()
+		}
+		r.set(o.Key, o.Kind, o.Unit, o.Field(t), d)
+	}
+	if len(r.errs) > 0 {
+		panic(fmt.Sprintf("config: option table defaults: %v", r.errs))
+	}
+}
+
+// applyTable sets every typed field of t whose option raw gives a
+// non-null value, collecting problems in r.
+func applyTable[T any](t *T, table []Option[T], r *reader) {
+	for _, o := range table {
+		if o.Field == nil {
+			continue
+		}
+		if v, ok := r.get(o.Key); ok {
+			r.set(o.Key, o.Kind, o.Unit, o.Field(t), v)
+		}
+	}
+}
+
+// unknownKeys lists the keys of raw the table does not name, in file
+// order.
+func unknownKeys[T any](raw *ordered.Map, table []Option[T]) []string {
+	known := map[string]bool{}
+	for _, o := range table {
+		known[o.Key] = true
+	}
+	var out []string
+	for _, k := range raw.StringKeys() {
+		if !known[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// MasterOptions returns the master config's option table.
+func MasterOptions() []Option[Master] { return masterOptions }
+
+// MinionOptions returns the minion config's option table.
+func MinionOptions() []Option[Minion] { return minionOptions }
+
+// IsMinionOption reports whether key is an option of the minion config
+// that Brine reads.
+func IsMinionOption(key string) bool {
+	for _, o := range minionOptions {
+		if o.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// raw is the table entry of an option looked up by name.
+func raw[T any](key string, kind Kind, reader string) Option[T] {
+	return Option[T]{Key: key, Kind: kind, Reader: reader}
+}
+
+// sharedOptions are read by name from the options the state layer runs
+// with (opts in state and execution modules, outputters, pillar and
+// grains): the minion's config under salt-minion and salt-call, the
+// master's under salt-ssh, so both tables carry them.
+func sharedOptions[T any]() []Option[T] {
+	r := func(key string, kind Kind, reader string) Option[T] { return raw[T](key, kind, reader) }
+	return []Option[T]{
+		r("append_domain", KindString, "state/grains"),
+		r("backup_mode", KindString, "state/modules/file"),
+		r("cachedir", KindString, "state/modules/cp"),
+		r("clean_dynamic_modules", KindBool, "state/modules/saltutil"),
+		r("cmd_safe", KindBool, "state/modules/cmd"),
+		r("conf_file", KindString, "state/grains"),
+		r("config_dir", KindString, "state/grains"),
+		r("enable_fqdns_grains", KindBool, "state/grains"),
+		r("enable_gpu_grains", KindBool, "state/grains"),
+		r("enable_lspci", KindBool, "state/grains"),
+		r("exclude_ext_pillar", KindAny, "state/pillar"),
+		r("ext_pillar", KindAny, "state/pillar"),
+		r("extension_modules", KindString, "state/modules/saltutil/proc"),
+		r("extmod_blacklist", KindMapping, "state/modules/saltutil"),
+		r("extmod_whitelist", KindMapping, "state/modules/saltutil"),
+		r("failhard", KindBool, "state/modules/state"),
+		r("file_client", KindString, "state/modules/saltutil"),
+		r("file_roots", KindRoots, "state/modules/state"),
+		r("git_pillar_base", KindString, "state/pillar"),
+		r("git_pillar_branch", KindString, "state/pillar"),
+		r("git_pillar_env", KindString, "state/pillar"),
+		r("git_pillar_fallback", KindString, "state/pillar"),
+		r("git_pillar_includes", KindBool, "state/pillar"),
+		r("git_pillar_root", KindString, "state/pillar"),
+		r("grains_cache", KindBool, "state/grains"),
+		r("grains_cache_expiration", KindInt, "state/grains"),
+		r("grains", KindMapping, "state/grains"),
+		r("hash_type", KindString, "state/modules/cp"),
+		r("id", KindString, "state/modules/state"),
+		r("master", KindAny, "state/grains"),
+		r("minion_id", KindString, "state/modules/match"),
+		r("nodegroups", KindMapping, "state/target"),
+		r("pillar_merge_lists", KindBool, "state/pillar"),
+		r("pillar_raise_on_missing", KindBool, "state/pillar/module"),
+		r("pillar_roots", KindRoots, "state/modules/state"),
+		r("pillar_source_merging_strategy", KindString, "state/pillar"),
+		r("pillarenv", KindString, "state/modules/state"),
+		r("pillarenv_from_saltenv", KindBool, "state/pillar/module"),
+		r("renderer", KindString, "state/modules/state"),
+		r("saltenv", KindString, "state/modules/state"),
+		r("ssh_list_nodegroups", KindMapping, "state/target"),
+		r("state_aggregate", KindAny, "state/run"),
+		r("state_auto_order", KindBool, "state/modules/state"),
+		r("state_output", KindString, "output"),
+		r("state_output_exclude", KindAny, "output"),
+		r("state_output_profile", KindBool, "output"),
+		r("state_output_terse", KindAny, "output"),
+		r("state_verbose", KindBool, "output"),
+		r("systemd.scope", KindBool, "state/modules/service"),
+		r("test", KindBool, "state/modules/state"),
+		r("test.foo", KindAny, "state/modules/test"),
+		r("user", KindString, "state/states/file"),
+	}
+}
