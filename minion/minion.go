@@ -137,7 +137,11 @@ func New(o Options) (*Minion, error) {
 	m.opts.Set("pki_dir", c.PKIDir)
 	m.opts.Set("conf_file", c.File)
 	m.opts.Set("config_dir", c.Dir)
-	m.req = &transport.Req{Addr: m.masterAddr(c.MasterPort), Identity: []byte(m.id)}
+	// No identity on the request socket: Salt sets ZMQ_IDENTITY on the
+	// SUB socket only (salt/transport/zeromq.py), and a ROUTER ignores a
+	// second peer with an identity already connected, so a salt-call
+	// beside the running minion of the same id would never be answered.
+	m.req = &transport.Req{Addr: m.masterAddr(c.MasterPort)}
 	return m, nil
 }
 
