@@ -28,9 +28,9 @@ import (
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/returners"
+	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )
 
@@ -87,6 +87,9 @@ type Minion struct {
 	grains *ordered.Map
 	pillar *ordered.Map
 	dataMu sync.RWMutex
+	// refreshMu serialises refreshes, so a gather and the pillar
+	// compiled with it are not interleaved with another's.
+	refreshMu sync.Mutex
 
 	retMu   sync.Mutex
 	retCond chan struct{}
@@ -205,7 +208,9 @@ func (m *Minion) Run(ctx context.Context) error {
 	if err := m.loadGrains(ctx); err != nil {
 		m.log.Warn("grains", "err", err)
 	}
-	m.refreshPillar(ctx)
+	if err := m.refreshPillar(ctx); err != nil {
+		m.log.Warn("pillar refresh failed", "err", err)
+	}
 	m.fireStart(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -213,6 +218,13 @@ func (m *Minion) Run(ctx context.Context) error {
 		defer wg.Done()
 		m.sendReturns(ctx)
 	}()
+	if every := m.c.GrainsRefreshEvery; every > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.refreshGrainsEvery(ctx, every)
+		}()
+	}
 	err := m.subscribe(ctx)
 	wg.Wait()
 	m.jobs.Wait()
@@ -222,13 +234,16 @@ func (m *Minion) Run(ctx context.Context) error {
 	return err
 }
 
+// loadGrains gathers the grains (Options.Grains, or Salt's sequence of
+// core grains, synced custom grains, the grains file and the grains
+// option) and keeps them for matching and jobs.
 func (m *Minion) loadGrains(ctx context.Context) error {
 	var g *ordered.Map
 	var err error
 	if m.o.Grains != nil {
 		g, err = m.o.Grains(ctx)
 	} else {
-		g, err = grains.Gather(ctx, grains.GatherOptions{Opts: m.opts})
+		g = thin.GatherGrains(ctx, m.opts, m.log)
 	}
 	if g == nil {
 		g = ordered.New()
@@ -241,19 +256,20 @@ func (m *Minion) loadGrains(ctx context.Context) error {
 }
 
 // refreshPillar asks the master for this minion's pillar, sending the
-// grains the master caches and matches on.
-func (m *Minion) refreshPillar(ctx context.Context) {
+// grains the master caches and matches on. On an error the minion keeps
+// the pillar it had, as Salt's pillar_refresh does.
+func (m *Minion) refreshPillar(ctx context.Context) error {
 	m.dataMu.RLock()
 	g := m.grains
 	m.dataMu.RUnlock()
 	p, err := m.PillarSource(g).CompilePillar(ctx, nil, "")
 	if err != nil {
-		m.log.Warn("pillar refresh failed", "err", err)
-		return
+		return fmt.Errorf("refresh pillar: %w", err)
 	}
 	m.dataMu.Lock()
 	m.pillar = p
 	m.dataMu.Unlock()
+	return nil
 }
 
 // fireStart sends salt/minion/<id>/start (and the legacy minion_start)

@@ -43,6 +43,14 @@ type Minion struct {
 	ZMQFiltering          bool
 	KeySize               int
 	OpenMode              bool
+	// GrainsRefreshEvery is grains_refresh_every (minutes in the file):
+	// how often the running minion gathers its grains again and, when
+	// they changed, refreshes its pillar so the master sees them; 0 is
+	// never.
+	GrainsRefreshEvery time.Duration
+	// GrainsRefreshPreExec is grains_refresh_pre_exec: gather the
+	// grains again before every job.
+	GrainsRefreshPreExec bool
 
 	// Raw holds every option as read, for modules that read opts.
 	Raw *ordered.Map
@@ -69,7 +77,7 @@ func init() {
 		grains acceptance_wait_time acceptance_wait_time_max random_reauth_delay recon_default recon_max
 		recon_randomize master_finger multiprocessing auth_timeout return_retry_timer return_retry_timer_max
 		zmq_filtering keysize open_mode default_include log_level log_file file_roots pillar_roots
-		file_client user master_type`) {
+		file_client user master_type grains_refresh_every grains_refresh_pre_exec`) {
 		knownMinion[k] = true
 	}
 }
@@ -125,6 +133,12 @@ func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 	boolean("zmq_filtering", &m.ZMQFiltering)
 	num("keysize", &m.KeySize)
 	boolean("open_mode", &m.OpenMode)
+	dur("grains_refresh_every", time.Minute, &m.GrainsRefreshEvery)
+	if m.GrainsRefreshEvery < 0 {
+		// salt/minion.py schedules abs(grains_refresh_every) minutes.
+		m.GrainsRefreshEvery = -m.GrainsRefreshEvery
+	}
+	boolean("grains_refresh_pre_exec", &m.GrainsRefreshPreExec)
 	var unknown []string
 	for _, k := range raw.StringKeys() {
 		if !knownMinion[k] {
