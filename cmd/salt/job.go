@@ -107,9 +107,26 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 	}
 	got, err := c.collect(ctx, s, jid, minions, req, c.printReturn)
 	if err != nil {
-		return c.masterLost(jid, err)
+		return c.masterLost(ctx, jid, err)
 	}
 	return c.finish(jid, minions, got)
+}
+
+// masterListening reports whether the master's local socket still takes
+// connections, as LocalClient.pub checks for publish_pull.ipc before it
+// sends a request.
+func (c *cli) masterListening(ctx context.Context) bool {
+	if _, err := os.Stat(c.sock); err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cl, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return false
+	}
+	cl.Close()
+	return true
 }
 
 // errMasterLost is the master going away while the CLI waits for a
@@ -127,9 +144,9 @@ var errMasterLost = errors.New("the connection to the master was lost")
 // 0, and Brine matches it. Brine adds on stderr that the returns are
 // not lost: the minions keep them queued and the master stores them
 // in its job cache when it is back.
-func (c *cli) masterLost(jid string, err error) int {
+func (c *cli) masterLost(ctx context.Context, jid string, err error) int {
 	msg := "Salt request timed out. The master is not responding. You may need to run your command with `--async` in order to bypass the congested event bus. With `--async`, the CLI tool will print the job id (jid) and exit immediately without listening for responses. You can then use `salt-run jobs.lookup_jid` to look up the results of the job in the job cache later."
-	if _, serr := os.Stat(c.sock); serr != nil {
+	if !c.masterListening(ctx) {
 		msg = "The salt master could not be contacted. Is master running?"
 	}
 	c.display(msg, "", 1)

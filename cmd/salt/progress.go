@@ -69,7 +69,7 @@ func (c *cli) withProgress(ctx context.Context, s *session, jid string, minions 
 	got, err := c.collect(ctx, s, jid, minions, req, func(string, *ordered.Map) { bar.add() })
 	bar.finish()
 	if err != nil {
-		return c.masterLost(jid, err)
+		return c.masterLost(ctx, jid, err)
 	}
 	var missing []string
 	if c.o.verbose {
