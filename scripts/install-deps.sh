@@ -32,7 +32,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # A package counts as present when dpkg says it is installed.
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 passwd zstd gzip)
+# python3-zmq: the transport tests check the ZMTP sockets against libzmq.
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi
