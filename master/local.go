@@ -134,7 +134,8 @@ func (m *Master) serveLocal(ctx context.Context, c net.Conn) {
 			fun, _ := req.Value("fun").(string)
 			args, _ := req.Value("arg").([]any)
 			kw, _ := req.Value("kwarg").(*ordered.Map)
-			ret, err := m.Runner(ctx, fun, args, kw)
+			user, _ := req.Value("user").(string)
+			ret, err := m.runRunner(ctx, fun, args, kw, user)
 			if err != nil {
 				_ = writeMsg(c, ordered.FromPairs("error", err.Error()))
 				continue
@@ -253,7 +254,7 @@ func (c *Client) Runner(ctx context.Context, fun string, args []any, kw *ordered
 	if kw == nil {
 		kw = ordered.New()
 	}
-	resp, err := c.call(ctx, ordered.FromPairs("cmd", "runner", "fun", fun, "arg", orList(args), "kwarg", kw))
+	resp, err := c.call(ctx, ordered.FromPairs("cmd", "runner", "fun", fun, "arg", orList(args), "kwarg", kw, "user", LocalUser()))
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func signIn(t *testing.T, ctx context.Context, req *transport.Req, id string) (*
 // oversized requests are refused and the master keeps serving.
 func TestHostileFrames(t *testing.T) {
 	m, ctx := startMaster(t)
-	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	req := &transport.Req{Addr: m.RetAddr().String()}
 	defer req.Close()
 	mp, sess := signIn(t, ctx, req, "m1")
 	key, _ := mp.Key(2048)
@@ -282,7 +282,7 @@ func TestFileServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "web", "index.html"), []byte("hello"), 0o600)
-	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	req := &transport.Req{Addr: m.RetAddr().String()}
 	defer req.Close()
 	ask := asker(t, ctx, req, "m1")
 	r, err := protocol.ParseServeFileReply(ask((&protocol.ServeFileRequest{Path: "salt://web/index.html", Saltenv: "base"}).SaltMap()))
@@ -358,7 +358,7 @@ func TestLargeLoadOnlyAfterAuthentication(t *testing.T) {
 	if raw, err := stranger.Do(ctx, make([]byte, 2<<20)); err == nil {
 		t.Fatalf("2 MiB frame from an unauthenticated peer answered: %q", raw)
 	}
-	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	req := &transport.Req{Addr: m.RetAddr().String()}
 	defer req.Close()
 	mp, sess := signIn(t, ctx, req, "m1")
 	key, _ := mp.Key(2048)
@@ -384,7 +384,7 @@ func TestLargeLoadOnlyAfterAuthentication(t *testing.T) {
 	if v := send(req, "small", "00000000000000000000000000000001"); v != true {
 		t.Fatalf("small return: %v", v)
 	}
-	big := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	big := &transport.Req{Addr: m.RetAddr().String()}
 	defer big.Close()
 	if v := send(big, strings.Repeat("x", 2<<20), "00000000000000000000000000000002"); v != true {
 		t.Fatalf("2 MiB return: %v", v)

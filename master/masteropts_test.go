@@ -17,7 +17,7 @@ import (
 // KeyError 'renderer' and "'bool' object is not iterable".
 func TestMasterOptsAndTops(t *testing.T) {
 	m, ctx := startMaster(t)
-	req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte("m1")}
+	req := &transport.Req{Addr: m.RetAddr().String()}
 	defer req.Close()
 	ask := asker(t, ctx, req, "m1")
 

@@ -20,7 +20,7 @@ func TestMine(t *testing.T) {
 	m, ctx := startMaster(t)
 	ask := map[string]func(*ordered.Map) any{}
 	for _, id := range []string{"m1", "m2"} {
-		req := &transport.Req{Addr: m.RetAddr().String(), Identity: []byte(id)}
+		req := &transport.Req{Addr: m.RetAddr().String()}
 		defer req.Close()
 		ask[id] = asker(t, ctx, req, id)
 	}

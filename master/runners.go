@@ -61,8 +61,13 @@ func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered
 		}
 		return up, nil
 	}
-	return nil, fmt.Errorf("'%s' is not available", fun)
+	return nil, &NoRunnerError{Fun: fun}
 }
+
+// NoRunnerError is a runner function the master does not have.
+type NoRunnerError struct{ Fun string }
+
+func (e *NoRunnerError) Error() string { return fmt.Sprintf("'%s' is not available", e.Fun) }
 
 func (m *Master) lookupJID(jid string) *ordered.Map {
 	out := ordered.New()
@@ -88,13 +93,22 @@ func sortedKeys[V any](m map[string]V) []string {
 // jobInfo is salt.utils.jid.format_job_instance.
 func jobInfo(jid string, load *ordered.Map) *ordered.Map {
 	args, _ := load.Value("arg").([]any)
-	out := ordered.FromPairs("Function", load.Value("fun"), "Arguments", orList(args),
-		"Target", load.Value("tgt"), "Target-type", load.Value("tgt_type"), "User", orString(load.Value("user"), "root"))
+	out := ordered.FromPairs("Function", orString(load.Value("fun"), "unknown-function"), "Arguments", orList(args),
+		"Target", orValue(load.Value("tgt"), "unknown-target"), "Target-type", orString(load.Value("tgt_type"), "list"),
+		"User", orString(load.Value("user"), "root"))
 	if md, ok := load.Value("metadata").(*ordered.Map); ok {
 		out.Set("Metadata", md)
 	}
 	out.Set("StartTime", jobcache.FormatJIDTime(jid))
 	return out
+}
+
+// orValue is job.get(key, def) for a key whose value may be a list.
+func orValue(v any, def string) any {
+	if v == nil {
+		return def
+	}
+	return v
 }
 
 func orString(v any, def string) any {

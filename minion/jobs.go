@@ -74,6 +74,13 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 	tgt, _ := job.Tgt.(string)
 	done := saltutil.Jobs.Add(saltutil.Job{JID: job.JID, Fun: job.Fun, Arg: job.Arg, Tgt: tgt, TgtType: job.TgtType, User: job.User, Cancel: cancel})
 	args, kw := splitArgs(job.Arg)
+	if m.c.GrainsRefreshPreExec {
+		// salt/minion.py _handle_decoded_payload reloads the grains
+		// before the job with grains_refresh_pre_exec.
+		if err := m.RefreshGrains(jctx); err != nil {
+			m.log.Warn("grains", "err", err)
+		}
+	}
 	m.dataMu.RLock()
 	fj := &frame.Job{JID: job.JID, ID: m.id, Fun: job.Fun, Arg: args, Kwarg: kw, Opts: m.opts, Pillar: m.pillar}
 	g := m.grains
@@ -108,7 +115,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 func (m *Minion) jobOptions(ctx context.Context, g *ordered.Map) thin.Options {
 	o := thin.Options{Gather: func(context.Context, grains.GatherOptions) (*ordered.Map, error) {
 		return g.Copy(), nil
-	}}
+	}, Minion: m}
 	if fc, _ := m.opts.Value("file_client").(string); fc != "local" {
 		o.Files = m.FileClient(ctx)
 		o.Pillar = m.PillarSource(g)

@@ -6,7 +6,11 @@
 // sends the returns back, queueing them while the master is away. Jobs
 // read salt:// files from the master's file server, cached by hash under
 // the cachedir, and compile pillar on the master (files.go); salt-call
-// uses the same through Connect.
+// uses the same through Connect. Grains and pillar are kept in memory
+// between jobs and refreshed by the jobs that ask for it
+// (saltutil.refresh_pillar, grains.setval, ...), grains_refresh_every
+// and grains_refresh_pre_exec (refresh.go); each pillar refresh sends
+// the grains to the master's data cache.
 package minion
 
 import (
@@ -28,9 +32,9 @@ import (
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/returners"
+	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )
 
@@ -87,6 +91,9 @@ type Minion struct {
 	grains *ordered.Map
 	pillar *ordered.Map
 	dataMu sync.RWMutex
+	// refreshMu serialises refreshes, so a gather and the pillar
+	// compiled with it are not interleaved with another's.
+	refreshMu sync.Mutex
 
 	retMu   sync.Mutex
 	retCond chan struct{}
@@ -137,7 +144,11 @@ func New(o Options) (*Minion, error) {
 	m.opts.Set("pki_dir", c.PKIDir)
 	m.opts.Set("conf_file", c.File)
 	m.opts.Set("config_dir", c.Dir)
-	m.req = &transport.Req{Addr: m.masterAddr(c.MasterPort), Identity: []byte(m.id)}
+	// No identity on the request socket: Salt sets ZMQ_IDENTITY on the
+	// SUB socket only (salt/transport/zeromq.py), and a ROUTER ignores a
+	// second peer with an identity already connected, so a salt-call
+	// beside the running minion of the same id would never be answered.
+	m.req = &transport.Req{Addr: m.masterAddr(c.MasterPort)}
 	return m, nil
 }
 
@@ -201,7 +212,9 @@ func (m *Minion) Run(ctx context.Context) error {
 	if err := m.loadGrains(ctx); err != nil {
 		m.log.Warn("grains", "err", err)
 	}
-	m.refreshPillar(ctx)
+	if err := m.refreshPillar(ctx); err != nil {
+		m.log.Warn("pillar refresh failed", "err", err)
+	}
 	m.fireStart(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -209,6 +222,13 @@ func (m *Minion) Run(ctx context.Context) error {
 		defer wg.Done()
 		m.sendReturns(ctx)
 	}()
+	if every := m.c.GrainsRefreshEvery; every > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.refreshGrainsEvery(ctx, every)
+		}()
+	}
 	err := m.subscribe(ctx)
 	wg.Wait()
 	m.jobs.Wait()
@@ -218,13 +238,16 @@ func (m *Minion) Run(ctx context.Context) error {
 	return err
 }
 
+// loadGrains gathers the grains (Options.Grains, or Salt's sequence of
+// core grains, synced custom grains, the grains file and the grains
+// option) and keeps them for matching and jobs.
 func (m *Minion) loadGrains(ctx context.Context) error {
 	var g *ordered.Map
 	var err error
 	if m.o.Grains != nil {
 		g, err = m.o.Grains(ctx)
 	} else {
-		g, err = grains.Gather(ctx, grains.GatherOptions{Opts: m.opts})
+		g = thin.GatherGrains(ctx, m.opts, m.log)
 	}
 	if g == nil {
 		g = ordered.New()
@@ -237,19 +260,20 @@ func (m *Minion) loadGrains(ctx context.Context) error {
 }
 
 // refreshPillar asks the master for this minion's pillar, sending the
-// grains the master caches and matches on.
-func (m *Minion) refreshPillar(ctx context.Context) {
+// grains the master caches and matches on. On an error the minion keeps
+// the pillar it had, as Salt's pillar_refresh does.
+func (m *Minion) refreshPillar(ctx context.Context) error {
 	m.dataMu.RLock()
 	g := m.grains
 	m.dataMu.RUnlock()
 	p, err := m.PillarSource(g).CompilePillar(ctx, nil, "")
 	if err != nil {
-		m.log.Warn("pillar refresh failed", "err", err)
-		return
+		return fmt.Errorf("refresh pillar: %w", err)
 	}
 	m.dataMu.Lock()
 	m.pillar = p
 	m.dataMu.Unlock()
+	return nil
 }
 
 // fireStart sends salt/minion/<id>/start (and the legacy minion_start)

@@ -83,7 +83,10 @@ func (m *Minion) sendToReturners(ctx context.Context, job *protocol.Job, r *prot
 		reg = returners.Default
 	}
 	m.dataMu.RLock()
-	env := (&modules.Env{Opts: m.opts, Pillar: m.pillar, Log: m.log, Context: map[string]any{}}).WithGrains(m.grains)
+	m.dataMu.RLock()
+	pillar, grains := m.pillar, m.grains
+	m.dataMu.RUnlock()
+	env := (&modules.Env{Opts: m.opts, Pillar: pillar, Log: m.log, Context: map[string]any{}}).WithGrains(grains)
 	m.dataMu.RUnlock()
 	for _, err := range reg.Send(ctx, env, names, returnerLoad(job, r)) {
 		m.log.Error("the return failed for a returner", logattr.JID, job.JID, "err", err)

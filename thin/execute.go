@@ -44,6 +44,10 @@ type Options struct {
 	// Pillar compiles pillar for state runs; nil means the pillar_roots
 	// option. A minion passes a source asking the master.
 	Pillar modules.PillarSource
+	// Minion is the minion daemon running the job, whose grains and
+	// pillar the refresh functions reload; nil for salt-call and the
+	// thin binary.
+	Minion modules.Refresher
 }
 
 // Execute runs job and returns its result in Salt's minion return shape.
@@ -115,6 +119,7 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 		Files:        o.files(job, opts),
 		PillarSource: o.Pillar,
 		Context:      map[string]any{},
+		Minion:       o.Minion,
 	}
 	if id, _ := opts.Value("id").(string); id == "" {
 		// Salt's get_id falls back to the FQDN when no id is configured,

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/minion"
 )
 
 // startMaster runs a real master on loopback with file_roots srv and
@@ -147,4 +149,44 @@ func TestRemoteNoMaster(t *testing.T) {
 			t.Errorf("port %d: exit %d, stderr %q", tc.port, code, errb.String())
 		}
 	}
+}
+
+// TestRemoteBesideRunningMinion runs salt-call while the salt-minion
+// daemon of the same id holds its connection to the master: the
+// master's ROUTER ignores a second peer announcing an identity already
+// connected (libzmq's default), so salt-call must not announce one, as
+// Salt's request socket does not.
+func TestRemoteBesideRunningMinion(t *testing.T) {
+	dir := t.TempDir()
+	pub, ret := startMaster(t, dir, true)
+	conf := minionConf(t, dir, "web1", pub, ret)
+	c, err := config.LoadMinion(conf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, err := minion.New(minion.Options{Config: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(30 * time.Second)
+	for daemon.Pending() != 0 || !signedIn(dir) {
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not sign in")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := callJSON(t, "-c", conf, "test.ping")["local"]; got != true {
+		t.Fatalf("test.ping beside the daemon = %v", got)
+	}
+}
+
+// signedIn reports whether web1's daemon has pinned the master key and
+// so holds its request connection.
+func signedIn(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "pki-web1", "minion_master.pub"))
+	return err == nil
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -103,17 +105,63 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 	if c.o.progress {
 		return c.withProgress(ctx, s, jid, minions, req)
 	}
-	got := c.collect(ctx, s, jid, minions, req, c.printReturn)
+	got, err := c.collect(ctx, s, jid, minions, req, c.printReturn)
+	if err != nil {
+		return c.masterLost(ctx, jid, err)
+	}
 	return c.finish(jid, minions, got)
+}
+
+// masterListening reports whether the master's local socket still takes
+// connections, as LocalClient.pub checks for publish_pull.ipc before it
+// sends a request.
+func (c *cli) masterListening(ctx context.Context) bool {
+	if _, err := os.Stat(c.sock); err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cl, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return false
+	}
+	cl.Close()
+	return true
+}
+
+// errMasterLost is the master going away while the CLI waits for a
+// job's returns.
+var errMasterLost = errors.New("the connection to the master was lost")
+
+// masterLost reports a master that went away mid-job as Salt's CLI
+// does: LocalClient's next request to it (the find_job round of
+// get_iter_returns) raises SaltClientError, "The salt master could not
+// be contacted. Is master running?" when its socket is gone, else
+// "Salt request timed out. The master is not responding. ..."
+// (salt/client/__init__.py pub and run_job), and salt/cli/salt.py
+// prints that through display_output instead of the minions that did
+// not return. Salt then ends run() without sys.exit, so the status is
+// 0, and Brine matches it. Brine adds on stderr that the returns are
+// not lost: the minions keep them queued and the master stores them
+// in its job cache when it is back.
+func (c *cli) masterLost(ctx context.Context, jid string, err error) int {
+	msg := "Salt request timed out. The master is not responding. You may need to run your command with `--async` in order to bypass the congested event bus. With `--async`, the CLI tool will print the job id (jid) and exit immediately without listening for responses. You can then use `salt-run jobs.lookup_jid` to look up the results of the job in the job cache later."
+	if !c.masterListening(ctx) {
+		msg = "The salt master could not be contacted. Is master running?"
+	}
+	c.display(msg, "", 1)
+	fmt.Fprintf(c.stderr, "ERROR: %v while waiting for job %s. The minions' returns are not lost: they are kept in the master's job cache once it is running again; look them up with: salt-run jobs.lookup_jid %s\n", err, jid, jid)
+	return 0
 }
 
 // collect is LocalClient.get_iter_returns: print returns as they come;
 // when timeout passes, ask the silent minions with saltutil.find_job
 // (for gather_job_timeout) whether they still run the job, and keep
 // waiting another timeout while any does. onReturn sees each return
-// once.
+// once. The master closing the event stream, or refusing the find_job
+// publish, ends it with errMasterLost.
 func (c *cli) collect(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest,
-	onReturn func(id string, data *ordered.Map)) map[string]int {
+	onReturn func(id string, data *ordered.Map)) (map[string]int, error) {
 	got := map[string]int{}
 	retPrefix := "salt/job/" + jid + "/ret/"
 	findPrefix := ""
@@ -124,11 +172,14 @@ func (c *cli) collect(ctx context.Context, s *session, jid string, minions []str
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return got
+			return got, nil
 		case ev, ok := <-s.events:
 			t.Stop()
 			if !ok {
-				return got
+				if ctx.Err() != nil {
+					return got, nil
+				}
+				return got, errMasterLost
 			}
 			if id, ok := strings.CutPrefix(ev.Tag, retPrefix); ok {
 				if _, dup := got[id]; !dup {
@@ -148,7 +199,7 @@ func (c *cli) collect(ctx context.Context, s *session, jid string, minions []str
 			if findPrefix != "" {
 				// End of a find_job round.
 				if !running {
-					return got
+					return got, nil
 				}
 				findPrefix, running = "", false
 				deadline = time.Now().Add(c.mo.Timeout)
@@ -162,13 +213,16 @@ func (c *cli) collect(ctx context.Context, s *session, jid string, minions []str
 			}
 			fj, _, err := s.pub.Publish(ctx, master.PublishRequest{Tgt: silent, TgtType: "list", Fun: "saltutil.find_job", Arg: []any{jid}, User: req.User})
 			if err != nil {
-				return got
+				if ctx.Err() != nil {
+					return got, nil
+				}
+				return got, fmt.Errorf("%w: %w", errMasterLost, err)
 			}
 			findPrefix = "salt/job/" + fj + "/ret/"
 			deadline = time.Now().Add(c.mo.GatherJobTimeout)
 		}
 	}
-	return got
+	return got, nil
 }
 
 // finish displays the minions that did not return, as Salt 3006 does

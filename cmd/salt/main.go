@@ -133,10 +133,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		mo.GatherJobTimeout = time.Duration(o.gatherJobTimeout) * time.Second
 	}
 	tgt := targetopt.Target(rest[0], tgtType)
-	jobArgs := make([]any, 0, len(rest)-2)
-	for _, a := range rest[2:] {
-		jobArgs = append(jobArgs, a)
-	}
+	// Salt's parser runs the arguments through parse_input before
+	// publishing (salt/utils/parsers.py SaltCMDOptionParser): test=True
+	// goes as {"__kwarg__": True, "test": True}, not as a string.
+	jobArgs := saltyaml.ConditionedInput(rest[2:])
 	c := &cli{o: o, mo: mo, cfg: cfg.Raw, log: log, fun: rest[1], stdout: stdout, outW: stdout, stderr: stderr, sock: mo.LocalSocket()}
 	if o.outFile != "" {
 		f, err := output.OpenFile(o.outFile, o.outAppend)

@@ -66,8 +66,11 @@ func (p *progressBar) finish() { fmt.Fprintln(p.w, p.line()) }
 // failed or did not return; Brine matches that.
 func (c *cli) withProgress(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest) int {
 	bar := newProgressBar(c.stderr, len(minions))
-	got := c.collect(ctx, s, jid, minions, req, func(string, *ordered.Map) { bar.add() })
+	got, err := c.collect(ctx, s, jid, minions, req, func(string, *ordered.Map) { bar.add() })
 	bar.finish()
+	if err != nil {
+		return c.masterLost(ctx, jid, err)
+	}
 	var missing []string
 	if c.o.verbose {
 		// Only with -v does Salt add the silent minions to the returns.

@@ -23,11 +23,13 @@ func (c *cli) subset(ctx context.Context, s *session, req master.PublishRequest)
 	}
 	var answered []string
 	has := map[string]bool{}
-	c.collect(ctx, s, jid, minions, ask, func(id string, data *ordered.Map) {
+	if _, err := c.collect(ctx, s, jid, minions, ask, func(id string, data *ordered.Map) {
 		answered = append(answered, id)
 		fns, _ := data.Value("return").([]any)
 		has[id] = slices.Contains(fns, any(req.Fun))
-	})
+	}); err != nil {
+		return req, err
+	}
 	rand.Shuffle(len(answered), func(i, j int) { answered[i], answered[j] = answered[j], answered[i] })
 	pick := []any{}
 	for _, id := range answered {

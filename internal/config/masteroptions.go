@@ -51,9 +51,12 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("log_fmt_logfile", KindString, "cmd/salt-ssh"),
 	raw[Master]("log_datefmt_logfile", KindString, "cmd/salt-ssh"),
 	raw[Master]("log_level", KindString, "thin"),
+	// local: salt-call --local's option, which grains.setval also honours.
+	raw[Master]("local", KindBool, "state/modules/grains"),
 
 	// salt-master (salt/master.py, salt/crypt.py)
 	typed("interface", KindString, "0.0.0.0", "master", func(m *Master) any { return &m.Interface }),
+	raw[Master]("runner_returns", KindBool, "master"),
 	typed("publish_port", KindInt, 4505, "master", func(m *Master) any { return &m.PublishPort }),
 	typed("ret_port", KindInt, 4506, "master", func(m *Master) any { return &m.RetPort }),
 	typed("worker_threads", KindInt, 5, "master", func(m *Master) any { return &m.WorkerThreads }),

@@ -41,6 +41,14 @@ type Minion struct {
 	ZMQFiltering          bool
 	KeySize               int
 	OpenMode              bool
+	// GrainsRefreshEvery is grains_refresh_every (minutes in the file):
+	// how often the running minion gathers its grains again and, when
+	// they changed, refreshes its pillar so the master sees them; 0 is
+	// never.
+	GrainsRefreshEvery time.Duration
+	// GrainsRefreshPreExec is grains_refresh_pre_exec: gather the
+	// grains again before every job.
+	GrainsRefreshPreExec bool
 
 	// Raw holds every option as read, for modules that read opts.
 	Raw *ordered.Map
@@ -79,8 +87,12 @@ var minionOptions = withShared([]Option[Minion]{
 	typed("zmq_filtering", KindBool, false, "minion", func(m *Minion) any { return &m.ZMQFiltering }),
 	typed("keysize", KindInt, 2048, "minion", func(m *Minion) any { return &m.KeySize }),
 	typed("open_mode", KindBool, false, "minion", func(m *Minion) any { return &m.OpenMode }),
+	seconds("grains_refresh_every", time.Minute, 0, "minion", func(m *Minion) any { return &m.GrainsRefreshEvery }),
+	typed("grains_refresh_pre_exec", KindBool, false, "minion", func(m *Minion) any { return &m.GrainsRefreshPreExec }),
 	raw[Minion]("default_include", KindString, "internal/config"),
 	raw[Minion]("file_client", KindString, "minion"),
+	// local: salt-call --local's option, which grains.setval also honours.
+	raw[Minion]("local", KindBool, "state/modules/grains"),
 	raw[Minion]("return", KindAny, "minion"),
 	raw[Minion]("log_level", KindString, "cmd/salt-call"),
 	raw[Minion]("output", KindString, "cmd/salt-call"),
@@ -105,6 +117,10 @@ func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 	m.Raw = raw
 	r := &reader{raw: raw}
 	applyTable(m, minionOptions, r)
+	if m.GrainsRefreshEvery < 0 {
+		// salt/minion.py schedules abs(grains_refresh_every) minutes.
+		m.GrainsRefreshEvery = -m.GrainsRefreshEvery
+	}
 	if len(r.errs) > 0 {
 		sort.Strings(r.errs)
 		return fmt.Errorf("config %s: %s", m.File, strings.Join(r.errs, "; "))

@@ -207,3 +207,62 @@ print("publication", len(m), flush=True)
 		}
 	}
 }
+
+// TestLibzmqDuplicateIdentity has libzmq's REQ sockets, two with the
+// same identity, talk to the Router: as a libzmq ROUTER does with
+// ZMQ_ROUTER_HANDOVER off (the script checks that first), the first is
+// answered, the second ignored, and a peer without identity answered.
+func TestLibzmqDuplicateIdentity(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := ListenRouter(ctx, "127.0.0.1:0", RouterOptions{}, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	script := fmt.Sprintf(`
+import zmq, time
+c = zmq.Context()
+def req(addr, ident):
+    s = c.socket(zmq.REQ)
+    s.setsockopt(zmq.LINGER, 0)
+    if ident:
+        s.setsockopt(zmq.IDENTITY, ident)
+    s.connect(addr)
+    return s
+def peers(addr, tag):
+    a = req(addr, b"m1")
+    a.send(b"one")
+    if not a.poll(5000):
+        return tag + " first:none"
+    a.recv()
+    time.sleep(0.2)
+    b = req(addr, b"m1")
+    b.send(b"two")
+    second = "answered" if b.poll(1000) else "ignored"
+    n = req(addr, None)
+    n.send(b"anon")
+    anon = "answered" if n.poll(5000) else "ignored"
+    return "%%s first:answered second:%%s anon:%%s" %% (tag, second, anon)
+# libzmq's own ROUTER, for reference.
+router = c.socket(zmq.ROUTER)
+port = router.bind_to_random_port("tcp://127.0.0.1")
+import threading
+def serve():
+    while True:
+        try:
+            f = router.recv_multipart()
+        except zmq.ZMQError:
+            return
+        router.send_multipart(f[:-1] + [b"re:" + f[-1]])
+threading.Thread(target=serve, daemon=True).start()
+print(peers("tcp://127.0.0.1:%%d" %% port, "libzmq"), flush=True)
+print(peers("tcp://%s", "brine"), flush=True)
+`, r.Addr())
+	cmd := pyzmq(t, ctx, script)
+	out, err := cmd.CombinedOutput()
+	want := "libzmq first:answered second:ignored anon:answered\nbrine first:answered second:ignored anon:answered\n"
+	if err != nil || string(out) != want {
+		t.Fatalf("pyzmq: %v\n%s\nwant:\n%s", err, out, want)
+	}
+}

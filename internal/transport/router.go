@@ -57,10 +57,16 @@ type Router struct {
 	conns map[*routerConn]struct{}
 	seq   atomic.Int64
 	lim   *routerLimits
+	// idents holds the peers that announced a routing id (ZMQ_IDENTITY),
+	// so a second connection with one already connected is ignored.
+	idents map[string]*routerConn
 	// Dropped counts malformed or oversized requests.
 	Dropped atomic.Int64
 	// Skipped counts requests whose peer left before a worker got to them.
 	Skipped atomic.Int64
+	// Duplicates counts connections ignored because another connected
+	// peer holds their routing id.
+	Duplicates atomic.Int64
 }
 
 // PerPeer is how many requests one connection may have queued or in a
@@ -102,7 +108,7 @@ func ListenRouter(ctx context.Context, addr string, o RouterOptions, h Handler) 
 		return nil, err
 	}
 	r := &Router{ln: ln, opts: o, log: logger(o.Log), h: h, tasks: make(chan task, o.Queue), conns: map[*routerConn]struct{}{},
-		lim: newRouterLimits(o)}
+		lim: newRouterLimits(o), idents: map[string]*routerConn{}}
 	r.ctx, r.stop = context.WithCancel(ctx)
 	for range o.Workers {
 		r.wg.Add(1)
@@ -146,13 +152,18 @@ func (r *Router) serve(nc net.Conn) {
 	}
 	c.SetWriteTimeout(30 * time.Second)
 	rc := &routerConn{c: c, id: nc.RemoteAddr().String(), slots: make(chan struct{}, PerPeer)}
-	r.mu.Lock()
-	r.conns[rc] = struct{}{}
-	r.mu.Unlock()
+	ident := c.Peer["Identity"]
+	if !r.register(rc, ident) {
+		r.ignore(rc, ident)
+		return
+	}
 	defer func() {
 		rc.gone.Store(true)
 		r.mu.Lock()
 		delete(r.conns, rc)
+		if ident != "" && r.idents[ident] == rc {
+			delete(r.idents, ident)
+		}
 		r.mu.Unlock()
 		c.Close()
 	}()
@@ -185,6 +196,47 @@ func (r *Router) serve(nc net.Conn) {
 		select {
 		case r.tasks <- task{rc: rc, envelope: env, body: body, charged: charged}:
 		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+// register adds a connection, refusing it when another connected peer
+// already holds its non-empty routing id.
+func (r *Router) register(rc *routerConn, ident string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ident != "" {
+		if _, held := r.idents[ident]; held {
+			return false
+		}
+		r.idents[ident] = rc
+	}
+	r.conns[rc] = struct{}{}
+	return true
+}
+
+// ignore serves a peer whose routing id another connection holds as
+// libzmq's ROUTER does with ZMQ_ROUTER_HANDOVER off (its default;
+// src/router.cpp identify_peer "Ignore peers with duplicate ID"): the
+// connection stays open but nothing it sends is routed or answered, so
+// its requests time out. Salt's minion never sets an identity on its
+// request socket (salt/transport/zeromq.py sets it on SUB only), so
+// only a client that does meets this.
+func (r *Router) ignore(rc *routerConn, ident string) {
+	r.Duplicates.Add(1)
+	r.log.Warn("request peer ignored: its identity is held by another connection", "peer", rc.id, "identity", ident)
+	r.mu.Lock()
+	r.conns[rc] = struct{}{}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.conns, rc)
+		r.mu.Unlock()
+		rc.c.Close()
+	}()
+	for {
+		if _, _, err := rc.c.Recv(); err != nil {
 			return
 		}
 	}

@@ -75,3 +75,54 @@ func TestRouterSkipsAbandonedRequests(t *testing.T) {
 		t.Errorf("skipped %d, want nearly all of %d", s, n)
 	}
 }
+
+// TestRouterIgnoresDuplicateIdentity has two request peers announce the
+// same identity, as a salt-call did beside its running minion: the
+// router, like libzmq's with ZMQ_ROUTER_HANDOVER off, answers the peer
+// that holds the identity and ignores the second one; once the first
+// leaves, the identity is free again. Peers without an identity never
+// collide.
+func TestRouterIgnoresDuplicateIdentity(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := ListenRouter(ctx, "127.0.0.1:0", RouterOptions{}, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	addr := r.Addr().String()
+	first := &Req{Addr: addr, Identity: []byte("m1")}
+	defer first.Close()
+	if got, err := first.Do(ctx, []byte("one")); err != nil || string(got) != "re:one" {
+		t.Fatalf("first peer: %q %v", got, err)
+	}
+	second := &Req{Addr: addr, Identity: []byte("m1")}
+	defer second.Close()
+	sctx, scancel := context.WithTimeout(ctx, 2*time.Second)
+	got, err := second.Do(sctx, []byte("two"))
+	scancel()
+	if err == nil {
+		t.Fatalf("second peer with a held identity was answered: %q", got)
+	}
+	if got, err := first.Do(ctx, []byte("three")); err != nil || string(got) != "re:three" {
+		t.Fatalf("first peer after the duplicate: %q %v", got, err)
+	}
+	for range 2 {
+		anon := &Req{Addr: addr}
+		if got, err := anon.Do(ctx, []byte("anon")); err != nil || string(got) != "re:anon" {
+			t.Fatalf("peer without identity: %q %v", got, err)
+		}
+		anon.Close()
+	}
+	first.Close()
+	// The router sees the first peer leave when it reads its EOF; until
+	// then the identity is still held.
+	again := &Req{Addr: addr, Identity: []byte("m1")}
+	defer again.Close()
+	waitFor(t, func() bool {
+		actx, acancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer acancel()
+		got, err := again.Do(actx, []byte("four"))
+		return err == nil && string(got) == "re:four"
+	})
+}

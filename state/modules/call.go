@@ -36,6 +36,10 @@ type Env struct {
 	// that sets Context["retcode"] to an int sets the job's retcode, as
 	// cmd.run does with the command's exit status (salt/minion.py).
 	Context map[string]any
+	// Minion is the minion daemon running the job, which keeps grains
+	// and pillar in memory between jobs; nil under salt-call and
+	// salt-ssh, where every job gathers them afresh.
+	Minion Refresher
 }
 
 // lazyGrains holds grains gathered at most once, on first use: a job
@@ -90,6 +94,22 @@ func (e *Env) WithGrains(g *ordered.Map) *Env {
 // once for e and every copy of e made afterwards.
 func (e *Env) SetGrainsFunc(load func() *ordered.Map) {
 	e.grains = &lazyGrains{load: load}
+}
+
+// Refresher is the running minion's in-memory grains and pillar
+// (salt/minion.py Minion: opts["grains"], opts["pillar"]), which
+// saltutil.refresh_pillar, refresh_grains and grains.setval reload as
+// Salt's do by firing pillar_refresh and module_refresh on the minion
+// event bus.
+type Refresher interface {
+	// RefreshPillar gathers the grains again and compiles the pillar on
+	// the master with them, which caches both for targeting
+	// (Minion.pillar_refresh, whose module_refresh reloads the grains
+	// first). On an error the minion keeps what it had.
+	RefreshPillar(ctx context.Context) error
+	// RefreshGrains gathers the grains again (Minion.module_refresh)
+	// without asking the master for pillar.
+	RefreshGrains(ctx context.Context) error
 }
 
 // FileClient fetches files from the Salt file server (salt://path).

@@ -141,3 +141,50 @@ func ParseKwarg(s string) (name, value string, ok bool) {
 func isWord(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r)
 }
+
+// ConditionedInput is Salt's parse_input with condition_input, what the
+// salt command line publishes (salt/utils/parsers.py
+// SaltCMDOptionParser, salt/utils/args.py): the positional arguments
+// parsed as ParseInput parses them, then, when there are keyword
+// arguments, one dict {"__kwarg__": True, name: value, ...}. An integer
+// too long for the wire goes as its digits, as salt.payload's
+// ext_type_encoder sends "very long longs" as strings; condition_input
+// keeps a positional job id a string the same way.
+func ConditionedInput(args []string, noParse ...string) []any {
+	out := []any{}
+	kw := ordered.New()
+	for _, a := range args {
+		name, value, ok := ParseKwarg(a)
+		switch {
+		case !ok:
+			out = append(out, longInt(ParseCLIArg(a), a))
+		case contains(noParse, name):
+			kw.Set(name, value)
+		default:
+			kw.Set(name, longInt(ParseCLIArg(value), value))
+		}
+	}
+	if kw.Len() == 0 {
+		return out
+	}
+	d := ordered.FromPairs("__kwarg__", true)
+	kw.Range(func(k, v any) bool {
+		d.Set(k, v)
+		return true
+	})
+	return append(out, d)
+}
+
+// longInt returns the decimal literal raw instead of v when YAML read an
+// integer too long for int64 as a float.
+func longInt(v any, raw string) any {
+	if _, isFloat := v.(float64); !isFloat {
+		return v
+	}
+	s := strings.TrimSpace(raw)
+	digits := strings.TrimLeft(s, "+-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return v
+	}
+	return s
+}

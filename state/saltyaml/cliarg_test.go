@@ -119,3 +119,26 @@ func TestParseInput(t *testing.T) {
 		t.Errorf("ParseInput(nil) = %v, %v; want empty, empty", pos, kw)
 	}
 }
+
+// TestConditionedInput pins what the salt command line publishes:
+// parse_input then condition_input, so keywords travel in one
+// {"__kwarg__": True} dict after the positional arguments, and long
+// integers (job ids) as their digits.
+func TestConditionedInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []any
+	}{
+		{[]string{"web", "test=True"}, []any{"web", om("__kwarg__", true, "test", true)}},
+		{[]string{"1", "x=a", "raw=[1]", "x=b"}, []any{1, om("__kwarg__", true, "x", "b", "raw", "[1]")}},
+		{[]string{"20261201223851123456", "jid=20261201223851123456"},
+			[]any{"20261201223851123456", om("__kwarg__", true, "jid", "20261201223851123456")}},
+		{[]string{"1.5", "echo a=b c"}, []any{1.5, "echo a=b c"}},
+		{nil, []any{}},
+	} {
+		got := ConditionedInput(tc.args, "raw")
+		if diff := cmp.Diff(tc.want, got, cmpOpts); diff != "" {
+			t.Errorf("ConditionedInput(%q) (-want +got):\n%s", tc.args, diff)
+		}
+	}
+}

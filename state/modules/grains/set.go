@@ -1,6 +1,7 @@
 package grains
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -18,7 +19,7 @@ func isComplex(v any) bool {
 
 // set is grains.set: conservative nested assignment returning
 // {comment, changes, result}.
-func set(env *modules.Env, key string, val any, force, destructive bool, delim string) (any, error) {
+func set(ctx context.Context, env *modules.Env, key string, val any, force, destructive bool, delim string) (any, error) {
 	if delim == "" {
 		delim = DefaultDelimiter
 	}
@@ -72,7 +73,7 @@ func set(env *modules.Env, key string, val any, force, destructive bool, delim s
 		}
 		key, value = parent, cur
 	}
-	out, err := setvals(env, ordered.FromPairs(key, value), destructive)
+	out, err := setvals(ctx, env, ordered.FromPairs(key, value), destructive, true)
 	if err != nil {
 		return nil, err
 	}

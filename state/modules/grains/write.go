@@ -15,13 +15,13 @@ import (
 func registerWrite() {
 	reg("setvals", "Set several grains from a dict and persist them to the grains file; returns the dict.",
 		params(req("grains"), opt("destructive", false), opt("refresh_pillar", true)),
-		func(_ context.Context, c *modules.Call) (any, error) {
-			return setvals(c.Env, c.Arg("grains"), c.Bool("destructive"))
+		func(ctx context.Context, c *modules.Call) (any, error) {
+			return setvals(ctx, c.Env, c.Arg("grains"), c.Bool("destructive"), c.Bool("refresh_pillar"))
 		})
 	reg("setval", "Set one grain and persist it to the grains file; returns {key: val}.",
 		params(req("key"), req("val"), opt("destructive", false), opt("refresh_pillar", true)),
-		func(_ context.Context, c *modules.Call) (any, error) {
-			return setvals(c.Env, ordered.FromPairs(c.Arg("key"), c.Arg("val")), c.Bool("destructive"))
+		func(ctx context.Context, c *modules.Call) (any, error) {
+			return setvals(ctx, c.Env, ordered.FromPairs(c.Arg("key"), c.Arg("val")), c.Bool("destructive"), c.Bool("refresh_pillar"))
 		})
 	reg("append", "Append val to the list grain key (nested keys allowed), creating it; convert=True turns a scalar into a list.",
 		params(req("key"), req("val"), opt("convert", false), opt("delimiter", DefaultDelimiter)), appendFn)
@@ -29,24 +29,28 @@ func registerWrite() {
 		params(req("key"), req("val"), opt("delimiter", DefaultDelimiter)), remove)
 	reg("delkey", "Remove the grain key entirely from the grains file.",
 		params(req("key"), opt("force", false)),
-		func(_ context.Context, c *modules.Call) (any, error) {
-			return set(c.Env, c.Str("key"), nil, c.Bool("force"), true, DefaultDelimiter)
+		func(ctx context.Context, c *modules.Call) (any, error) {
+			return set(ctx, c.Env, c.Str("key"), nil, c.Bool("force"), true, DefaultDelimiter)
 		})
 	reg("delval", "Set the grain key to None in the grains file; destructive=True removes the key.",
 		params(req("key"), opt("destructive", false), opt("force", false)),
-		func(_ context.Context, c *modules.Call) (any, error) {
-			return set(c.Env, c.Str("key"), nil, c.Bool("force"), c.Bool("destructive"), DefaultDelimiter)
+		func(ctx context.Context, c *modules.Call) (any, error) {
+			return set(ctx, c.Env, c.Str("key"), nil, c.Bool("force"), c.Bool("destructive"), DefaultDelimiter)
 		})
 	reg("set", "Set a possibly nested grain key to val, refusing to overwrite dicts and lists unless force=True.",
 		params(req("key"), opt("val", ""), opt("force", false), opt("destructive", false), opt("delimiter", DefaultDelimiter)),
-		func(_ context.Context, c *modules.Call) (any, error) {
-			return set(c.Env, c.Str("key"), c.Arg("val"), c.Bool("force"), c.Bool("destructive"), c.Str("delimiter"))
+		func(ctx context.Context, c *modules.Call) (any, error) {
+			return set(ctx, c.Env, c.Str("key"), c.Arg("val"), c.Bool("force"), c.Bool("destructive"), c.Str("delimiter"))
 		})
 }
 
 // setvals is grains.setvals: merge new into the grains file (top-level
-// keys) and into the job's grains; with destructive, None deletes.
-func setvals(env *modules.Env, v any, destructive bool) (any, error) {
+// keys) and into the job's grains; with destructive, None deletes. Then,
+// as Salt's calls saltutil.refresh_grains unless the job is --local,
+// the running minion gathers its grains again and, with
+// refreshPillar, refreshes its pillar, so that later jobs, the
+// master's -G/-I targeting and pillar see the new value.
+func setvals(ctx context.Context, env *modules.Env, v any, destructive, refreshPillar bool) (any, error) {
 	newGrains, ok := v.(*ordered.Map)
 	if !ok {
 		return nil, fmt.Errorf("SaltException: setvals grains must be a dictionary.")
@@ -71,10 +75,11 @@ func setvals(env *modules.Env, v any, destructive bool) (any, error) {
 	if err := coregrains.SaveFile(path, file); err != nil {
 		env.Log.Error("Unable to write to grains file. Check permissions.", "path", path, "err", err)
 	}
+	refresh(ctx, env, refreshPillar)
 	return newGrains, nil
 }
 
-func appendFn(_ context.Context, c *modules.Call) (any, error) {
+func appendFn(ctx context.Context, c *modules.Call) (any, error) {
 	key, val, delim := c.Str("key"), c.Arg("val"), c.Str("delimiter")
 	cur := get1(c.Env.Grains(), key, []any{}, delim)
 	if c.Bool("convert") {
@@ -102,10 +107,10 @@ func appendFn(_ context.Context, c *modules.Call) (any, error) {
 		list = append(list, val)
 	}
 	top, value := nest(c.Env.Grains(), key, list, delim)
-	return setvals(c.Env, ordered.FromPairs(top, value), false)
+	return setvals(ctx, c.Env, ordered.FromPairs(top, value), false, true)
 }
 
-func remove(_ context.Context, c *modules.Call) (any, error) {
+func remove(ctx context.Context, c *modules.Call) (any, error) {
 	key, val, delim := c.Str("key"), c.Arg("val"), c.Str("delimiter")
 	list, ok := get1(c.Env.Grains(), key, []any{}, delim).([]any)
 	if !ok {
@@ -123,7 +128,7 @@ func remove(_ context.Context, c *modules.Call) (any, error) {
 	}
 	list = append(append([]any{}, list[:idx]...), list[idx+1:]...)
 	top, value := nest(c.Env.Grains(), key, list, delim)
-	return setvals(c.Env, ordered.FromPairs(top, value), false)
+	return setvals(ctx, c.Env, ordered.FromPairs(top, value), false, true)
 }
 
 // nest rebuilds the top-level grain for a nested key whose leaf is now
@@ -142,4 +147,21 @@ func nest(grains *ordered.Map, key string, value any, delim string) (string, any
 		key, value = parent, m
 	}
 	return key, value
+}
+
+// refresh is the saltutil.refresh_grains call ending Salt's setvals;
+// like Salt's, its outcome does not change setvals' return, so a
+// failure is logged. salt-call and salt-ssh run no minion to refresh:
+// their next job reads the grains file afresh.
+func refresh(ctx context.Context, env *modules.Env, withPillar bool) {
+	if env.Minion == nil || modules.Truthy(env.Opts.Value("local")) {
+		return
+	}
+	fn, what := env.Minion.RefreshGrains, "Grains"
+	if withPillar {
+		fn, what = env.Minion.RefreshPillar, "Pillar data"
+	}
+	if err := fn(ctx); err != nil {
+		env.Log.Error(what+" could not be refreshed after setting grains", "err", err.Error())
+	}
 }

@@ -40,7 +40,13 @@ func syncParams(form string) []modules.Param {
 
 func init() {
 	reg("sync_grains", "Copy the custom grain executables of _grains/ into <extension_modules>/grains/; returns the grains.<name> entries added or changed.",
-		func(ctx context.Context, c *modules.Call) (any, error) { return syncGrains(ctx, c) }, syncParams("grains")...)
+		func(ctx context.Context, c *modules.Call) (any, error) {
+			ret, err := syncGrains(ctx, c)
+			if err == nil {
+				refreshAfterSync(ctx, c)
+			}
+			return ret, err
+		}, append(syncParams("grains"), opt("clean_pillar_cache", false))...)
 	for _, form := range syncForms {
 		if form == "grains" {
 			continue
@@ -52,14 +58,7 @@ func init() {
 	reg("sync_all", "Run every sync_* function; returns {form: [synced]} (only grains can sync in Brine).", syncAll,
 		opt("saltenv", nil), opt("refresh", true), opt("extmod_whitelist", nil), opt("extmod_blacklist", nil),
 		opt("clean_pillar_cache", false))
-	refresh := func(context.Context, *modules.Call) (any, error) { return true, nil }
-	reg("refresh_pillar", "Ask for fresh pillar data; Brine compiles pillar for every job, so this only returns True.", refresh,
-		opt("wait", false), opt("timeout", 30), opt("clean_cache", true))
-	reg("pillar_refresh", "Alias of saltutil.refresh_pillar.", refresh, opt("wait", false), opt("timeout", 30), opt("clean_cache", true))
-	modules.Register(modules.Function{Name: "saltutil.refresh_grains", Doc: "Drop the grains cache so the next job gathers grains afresh; returns True.",
-		Spec: modules.Spec{VarKw: true}, Fn: refreshGrains})
-	modules.Register(modules.Function{Name: "saltutil.refresh_modules", Doc: "Brine's modules are compiled in; returns True.",
-		Spec: modules.Spec{VarKw: true}, Fn: refresh})
+	registerRefresh()
 	reg("running", "Return the running jobs as [{arg, fun, jid, pid, ret, tgt, tgt_type, user}].",
 		func(_ context.Context, c *modules.Call) (any, error) { return jobValues(registry(c.Env).List()), nil })
 	reg("is_running", "Return the running jobs whose function matches the glob fun.", func(_ context.Context, c *modules.Call) (any, error) {
@@ -141,6 +140,7 @@ func syncAll(ctx context.Context, c *modules.Call) (any, error) {
 	if fc, _ := c.Env.Opts.Value("file_client").(string); fc == "local" {
 		ret.Set("pillar", []any{})
 	}
+	refreshAfterSync(ctx, c)
 	return ret, nil
 }
 
@@ -154,11 +154,6 @@ func dropGrainsCache(env *modules.Env) {
 	for _, name := range []string{"grains.cache.json", "grains.cache.p"} {
 		_ = os.Remove(filepath.Join(cachedir, name))
 	}
-}
-
-func refreshGrains(_ context.Context, c *modules.Call) (any, error) {
-	dropGrainsCache(c.Env)
-	return true, nil
 }
 
 var signalNames = map[string]syscall.Signal{"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT,

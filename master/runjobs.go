@@ -1,0 +1,87 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/ordered"
+)
+
+// runRunner runs a runner function for salt-run as a job of its own, as
+// Salt's RunnerClient.low does (salt/client/mixins.py): it gets a jid,
+// fires salt/run/<jid>/new and salt/run/<jid>/ret, and, unless
+// runner_returns is off, is stored in the job cache with fun
+// runner.<name> (salt/utils/job.py store_job), so jobs.list_jobs lists
+// it and jobs.lookup_jid shows its return under the master's id. A
+// function the master does not have is refused before it becomes a
+// job, as Salt's verify_fun refuses it.
+func (m *Master) runRunner(ctx context.Context, fun string, args []any, kw *ordered.Map, user string) (any, error) {
+	if user == "" {
+		user = "UNKNOWN"
+	}
+	jid := protocol.NewJID(time.Now())
+	funArgs := append([]any{}, orList(args)...)
+	if kw != nil && kw.Len() > 0 {
+		funArgs = append(funArgs, kw)
+	}
+	data := ordered.FromPairs("fun", "runner."+fun, "jid", jid, "user", user, "fun_args", funArgs)
+	ret, err := m.Runner(ctx, fun, args, kw)
+	var nr *NoRunnerError
+	if errors.As(err, &nr) {
+		return nil, err
+	}
+	m.bus.Fire("salt/run/"+jid+"/new", data.Copy())
+	if err != nil {
+		// Salt's low() turns the exception into the return.
+		data.Set("return", "Exception occurred in runner "+fun+": "+err.Error())
+		data.Set("success", false)
+		data.Set("retcode", 1)
+	} else {
+		data.Set("return", ret)
+		data.Set("success", true)
+	}
+	if v, set := m.o.Raw.Get("runner_returns"); !set || modules.Truthy(v) {
+		m.storeRunnerJob(jid, data)
+	}
+	m.bus.Fire("salt/run/"+jid+"/ret", data)
+	return ret, err
+}
+
+// storeRunnerJob saves the load store_job saves for a runner job: the
+// master's id as id and tgt, the job data as return, fun and user
+// copied up, no arg and no tgt_type (so format_job_instance shows []
+// and "list"); and the data as the master's return.
+func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
+	id := m.ID()
+	load := ordered.FromPairs("id", id, "tgt", id, "jid", jid, "return", data,
+		"fun", data.Value("fun"), "user", data.Value("user"))
+	if err := m.jobs.SaveLoad(jid, load, nil); err != nil {
+		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", "jid", jid, "err", err)
+		return
+	}
+	ok, _ := data.Value("success").(bool)
+	r := &protocol.Return{ID: id, JID: jid, Fun: ordered.KeyString(data.Value("fun")), Return: data, Success: ok}
+	if !ok {
+		r.Retcode = 1
+	}
+	if err := m.jobs.SaveReturn(r); err != nil {
+		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", "jid", jid, "err", err)
+	}
+}
+
+// ID is the master's id: the id option, else the host name with
+// "_master" appended (salt/config/__init__.py apply_master_config).
+func (m *Master) ID() string {
+	if id, _ := m.o.Raw.Value("id").(string); id != "" {
+		return id
+	}
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		h = "localhost"
+	}
+	return h + "_master"
+}
