@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -86,14 +87,14 @@ func (ho HighstateOptions) terseFor(result any, changed bool) bool {
 	case strings.HasPrefix(ho.Mode, "changes"):
 		return result == true && !changed
 	case strings.HasPrefix(ho.Mode, "filter"):
-		return slices.Contains(ho.TerseResults, pyStr(result))
+		return slices.Contains(ho.TerseResults, py.Str(result))
 	}
 	return false
 }
 
 // excluded reports whether the filter mode leaves a state out.
 func (ho HighstateOptions) excluded(result any) bool {
-	return strings.HasPrefix(ho.Mode, "filter") && slices.Contains(ho.Exclude, pyStr(result))
+	return strings.HasPrefix(ho.Mode, "filter") && slices.Contains(ho.Exclude, py.Str(result))
 }
 
 // terseLine is _format_terse without tabular output.
@@ -112,13 +113,13 @@ func terseLine(tcolor string, comps []string, ret *ordered.Map, ho HighstateOpti
 	if w, ok := ret.Value("warnings").([]any); ok && len(w) > 0 {
 		var ws []string
 		for _, x := range w {
-			ws = append(ws, pyStr(x))
+			ws = append(ws, py.Str(x))
 		}
 		b.WriteString(c.LightRed + "Warnings:\n" + strings.Join(ws, "\n") + c.EndC)
 	}
 	fmt.Fprintf(&b, " %s Name: %s - Function: %s.%s - Result: %s", tcolor, comps[2], comps[0], comps[3], result)
 	if !ho.NoProfile && ret.Has("start_time") {
-		fmt.Fprintf(&b, " - Started: %s - Duration: %s ms", pyStr(ret.Value("start_time")), pyStr(ret.Value("duration")))
+		fmt.Fprintf(&b, " - Started: %s - Duration: %s ms", py.Str(ret.Value("start_time")), py.Str(ret.Value("duration")))
 	}
 	return b.String() + c.EndC
 }
@@ -236,8 +237,6 @@ func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOption
 	return hcolor, append(lines, summary(host, counts, nchanges, total+maxParallel, ho, c)...)
 }
 
-func pyStr(v any) string { return ordered.KeyString(v) }
-
 func stateLines(e hsEntry, comps []string, tcolor, ctext string, ho HighstateOptions, c Palette) []string {
 	comment := ordered.KeyString(e.ret.Value("comment"))
 	if l, ok := e.ret.Value("comment").([]any); ok {
@@ -257,12 +256,12 @@ func stateLines(e hsEntry, comps []string, tcolor, ctext string, ho HighstateOpt
 		out = append(out, "    "+tcolor+"    Name: "+comps[2]+c.EndC)
 	}
 	out = append(out,
-		"    "+tcolor+"  Result: "+pyStr(e.ret.Value("result"))+c.EndC,
+		"    "+tcolor+"  Result: "+py.Str(e.ret.Value("result"))+c.EndC,
 		"    "+tcolor+" Comment: "+comment+c.EndC)
 	if !ho.NoProfile && e.ret.Has("start_time") {
 		out = append(out,
-			"    "+tcolor+" Started: "+pyStr(e.ret.Value("start_time"))+c.EndC,
-			"    "+tcolor+"Duration: "+pyStr(e.ret.Value("duration"))+" ms"+c.EndC)
+			"    "+tcolor+" Started: "+py.Str(e.ret.Value("start_time"))+c.EndC,
+			"    "+tcolor+"Duration: "+py.Str(e.ret.Value("duration"))+" ms"+c.EndC)
 	}
 	out = append(out, tcolor+"     Changes:   "+ctext+c.EndC)
 	if w, ok := e.ret.Value("warnings").([]any); ok && len(w) > 0 {

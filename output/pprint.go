@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -209,23 +210,7 @@ func pprintSorted(m *ordered.Map) []pyEntry {
 		if ka == kb && ka <= 2 {
 			return pyCompare(a.key, b.key)
 		}
-		return cmp.Compare(pyTypeName(a.key), pyTypeName(b.key))
+		return cmp.Compare(py.TypeName(a.key), py.TypeName(b.key))
 	})
 	return out
-}
-
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	}
-	return "object"
 }

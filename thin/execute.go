@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
@@ -230,7 +231,7 @@ func run(ctx context.Context, env *modules.Env, job *frame.Job, jid string) (ret
 	job.Kwarg.Range(func(k, v any) bool {
 		key := ordered.KeyString(k)
 		if !f.Spec.VarKw && !strings.HasPrefix(key, "__") && !hasParam(f, key) {
-			invalid = append(invalid, key+"="+pyStr(v))
+			invalid = append(invalid, key+"="+py.Str(v))
 		}
 		kwargs.Set(k, v)
 		return true
@@ -328,17 +329,6 @@ func hasParam(f *modules.Function, name string) bool {
 		}
 	}
 	return false
-}
-
-// pyStr renders v as Python's str() would inside Salt's messages.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil, bool, int, float64:
-		return ordered.KeyString(x)
-	}
-	return modules.PyRepr(v)
 }
 
 // NewJID returns a Salt job id for t: YYYYMMDDhhmmssffffff

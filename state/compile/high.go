@@ -17,26 +17,6 @@ func isDunder(k any) bool {
 	return ok && strings.HasPrefix(s, "__")
 }
 
-func pyType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *ordered.Map:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 func body(high *ordered.Map, id any) *ordered.Map {
 	b, _ := high.Value(id).(*ordered.Map)
 	return b

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -213,7 +214,7 @@ func (h *HighState) TopMatches(top *ordered.Map) (*Matches, error) {
 					}
 					m.add(k, str(v))
 				default:
-					ferr = &TypeError{Msg: fmt.Sprintf("argument of type '%s' is not iterable", pyType(it))}
+					ferr = &TypeError{Msg: fmt.Sprintf("argument of type '%s' is not iterable", py.TypeName(it))}
 					return false
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -23,7 +24,7 @@ func VerifyHigh(high *ordered.Map) []string {
 				sls = str(b.Value("__sls__"))
 			}
 			errs = append(errs, fmt.Sprintf("ID '%s' in SLS '%s' is not formed as a string, but is a %s. It may need to be quoted.",
-				str(nameK), sls, pyType(nameK)))
+				str(nameK), sls, py.TypeName(nameK)))
 		}
 		if !isMap {
 			errs = append(errs, fmt.Sprintf("The type %s in %s is not formatted as a dictionary", str(nameK), pyRepr(bv)))

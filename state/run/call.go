@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -43,7 +44,7 @@ func (r *Runner) VerifyData(low Chunk) []string {
 			if sls, ok := low.Get("__sls__"); ok {
 				in = fmt.Sprintf("in SLS '%s' ", str(sls))
 			}
-			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, pyType(name)))
+			errs = append(errs, fmt.Sprintf("ID '%s' %sis not formed as a string, but is a %s", str(name), in, py.TypeName(name)))
 		}
 	}
 	if v, ok := low.Get("umask"); ok {
@@ -117,24 +118,6 @@ func (r *Runner) verifyRecursion(low Chunk) []string {
 		}
 	}
 	return errs
-}
-
-func pyType(v any) string {
-	switch v.(type) {
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case []any:
-		return "list"
-	case *ordered.Map:
-		return "dict"
-	case nil:
-		return "NoneType"
-	}
-	return "str"
 }
 
 // call runs the state function of low (salt/state.py State.call). It

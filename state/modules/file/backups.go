@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -86,7 +87,7 @@ func listBackups(_ context.Context, c *modules.Call) (any, error) {
 
 // pickBackup resolves backup_id as restore_backup and delete_backup do.
 func pickBackup(c *modules.Call) (*backup, *ordered.Map) {
-	id := pyStr(c.Arg("backup_id"))
+	id := py.Str(c.Arg("backup_id"))
 	ret := ordered.FromPairs("result", false, "comment", fmt.Sprintf("Invalid backup_id '%s'", id))
 	n, err := strconv.Atoi(id)
 	if err != nil || strconv.Itoa(n) != id {

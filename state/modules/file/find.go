@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -27,7 +28,7 @@ func find(_ context.Context, c *modules.Call) (any, error) {
 	o := findOpts{maxDepth: -1}
 	var err error
 	c.Kwargs.Range(func(k, v any) bool {
-		err = o.set(ordered.KeyString(k), pyStr(v))
+		err = o.set(ordered.KeyString(k), py.Str(v))
 		return err == nil
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -102,24 +103,24 @@ var blockSpec = sig(req("path"), opt("marker_start", "#-- start managed zone --"
 
 // BlockOptsFrom reads blockreplace's arguments; get returns an argument.
 func BlockOptsFrom(get func(string) any) BlockOpts {
-	o := BlockOpts{MarkerStart: pyStr(get("marker_start")), MarkerEnd: pyStr(get("marker_end")),
-		Content: pyStr(get("content")), AppendIfNotFound: modules.Truthy(get("append_if_not_found")),
+	o := BlockOpts{MarkerStart: py.Str(get("marker_start")), MarkerEnd: py.Str(get("marker_end")),
+		Content: py.Str(get("content")), AppendIfNotFound: modules.Truthy(get("append_if_not_found")),
 		PrependIfNotFound: modules.Truthy(get("prepend_if_not_found")), ShowChanges: modules.Truthy(get("show_changes"))}
 	if get("content") == nil {
 		o.Content = ""
 	}
 	if b := get("backup"); b != false && b != nil {
-		o.Backup = pyStr(b)
+		o.Backup = py.Str(b)
 	}
 	if v := get("append_newline"); v != nil {
 		b := modules.Truthy(v)
 		o.AppendNewline = &b
 	}
 	if v := get("insert_before_match"); v != nil {
-		o.InsertBeforeMatch = pyStr(v)
+		o.InsertBeforeMatch = py.Str(v)
 	}
 	if v := get("insert_after_match"); v != nil {
-		o.InsertAfterMatch = pyStr(v)
+		o.InsertAfterMatch = py.Str(v)
 	}
 	return o
 }
@@ -129,7 +130,7 @@ func backupSuffix(v any) string {
 	case nil, bool:
 		return ""
 	}
-	return pyStr(v)
+	return py.Str(v)
 }
 
 func commentLineFn(_ context.Context, c *modules.Call) (any, error) {
@@ -299,7 +300,7 @@ func lineArgs(c *modules.Call) []string {
 	}
 	out := make([]string, len(c.VarArgs))
 	for i, a := range c.VarArgs {
-		out[i] = pyStr(a)
+		out[i] = py.Str(a)
 	}
 	return out
 }
@@ -482,7 +483,7 @@ func contains(_ context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return false, nil
 	}
-	return strings.Contains(string(b), strings.TrimSpace(pyStr(c.Arg("text")))), nil
+	return strings.Contains(string(b), strings.TrimSpace(py.Str(c.Arg("text")))), nil
 }
 
 func containsRegex(_ context.Context, c *modules.Call) (any, error) {
@@ -520,23 +521,23 @@ func replaceFn(_ context.Context, c *modules.Call) (any, error) {
 		return nil, err
 	}
 	count, _ := c.Arg("count").(int)
-	o := ReplaceOpts{Pattern: c.Str("pattern"), Repl: pyStr(c.Arg("repl")), Count: count, Flags: flags,
+	o := ReplaceOpts{Pattern: c.Str("pattern"), Repl: py.Str(c.Arg("repl")), Count: count, Flags: flags,
 		AppendIfNotFound: c.Bool("append_if_not_found"), PrependIfNotFound: c.Bool("prepend_if_not_found"),
 		DryRun: c.Bool("dry_run"), SearchOnly: c.Bool("search_only"), ShowChanges: c.Bool("show_changes"),
 		IgnoreIfMissing: c.Bool("ignore_if_missing"), BackslashLiteral: c.Bool("backslash_literal")}
 	if v := c.Arg("not_found_content"); v != nil {
-		s := pyStr(v)
+		s := py.Str(v)
 		o.NotFoundContent = &s
 	}
 	if b := c.Arg("backup"); modules.Truthy(b) {
-		o.Backup = pyStr(b)
+		o.Backup = py.Str(b)
 	}
 	return Replace(c.Str("path"), o)
 }
 
 func optStr(c *modules.Call, name string) *string {
 	if v := c.Arg(name); v != nil {
-		s := pyStr(v)
+		s := py.Str(v)
 		return &s
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -49,7 +50,7 @@ func applyTemplateOnContents(ctx context.Context, c *modules.Call) (any, error) 
 func checkFileMeta(_ context.Context, c *modules.Call) (any, error) {
 	var want []byte
 	if v := c.Arg("contents"); v != nil {
-		want = []byte(pyStr(v))
+		want = []byte(py.Str(v))
 	} else if sfn := c.Str("sfn"); sfn != "" {
 		b, err := readFileBytes(sfn)
 		if err != nil {
@@ -93,7 +94,7 @@ func manageFile(ctx context.Context, c *modules.Call) (any, error) {
 		m.Mode, _ = NormalizeMode(v)
 	}
 	if v := c.Arg("contents"); v != nil {
-		s := pyStr(v)
+		s := py.Str(v)
 		m.Contents = &s
 	} else if src := c.Str("source"); src != "" {
 		var data []byte

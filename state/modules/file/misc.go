@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -88,9 +89,9 @@ func isHardlink(_ context.Context, c *modules.Call) (any, error) {
 }
 
 func truncate(_ context.Context, c *modules.Call) (any, error) {
-	n, err := strconv.ParseInt(pyStr(c.Arg("length")), 10, 64)
+	n, err := strconv.ParseInt(py.Str(c.Arg("length")), 10, 64)
 	if err != nil {
-		return nil, modules.Errorf("invalid literal for int() with base 10: '%s'", pyStr(c.Arg("length")))
+		return nil, modules.Errorf("invalid literal for int() with base 10: '%s'", py.Str(c.Arg("length")))
 	}
 	if err := os.Truncate(expandUser(c.Str("path")), n); err != nil {
 		return nil, modules.Errorf("%s", pyOSError(err))
@@ -107,7 +108,7 @@ func pathExistsGlob(_ context.Context, c *modules.Call) (any, error) {
 func join(_ context.Context, c *modules.Call) (any, error) {
 	out := ""
 	for _, a := range c.VarArgs {
-		s := pyStr(a)
+		s := py.Str(a)
 		switch {
 		case strings.HasPrefix(s, "/") || out == "":
 			out = s
@@ -143,8 +144,8 @@ func diskusage(_ context.Context, c *modules.Call) (any, error) {
 }
 
 func seekRead(_ context.Context, c *modules.Call) (any, error) {
-	size, err1 := strconv.Atoi(pyStr(c.Arg("size")))
-	off, err2 := strconv.ParseInt(pyStr(c.Arg("offset")), 10, 64)
+	size, err1 := strconv.Atoi(py.Str(c.Arg("size")))
+	off, err2 := strconv.ParseInt(py.Str(c.Arg("offset")), 10, 64)
 	if err1 != nil || err2 != nil {
 		return nil, modules.Errorf("size and offset must be integers")
 	}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Touch is file.touch: create name if missing and set its times (now,
@@ -93,21 +93,9 @@ func strList(v any) []string {
 	case []any:
 		out := make([]string, len(x))
 		for i, e := range x {
-			out[i] = pyStr(e)
+			out[i] = py.Str(e)
 		}
 		return out
 	}
-	return []string{pyStr(v)}
-}
-
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case []any, *ordered.Map:
-		return modules.PyRepr(v)
-	}
-	return ordered.KeyString(v)
+	return []string{py.Str(v)}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -90,9 +91,9 @@ func (r *RmdirResult) Map() *ordered.Map {
 func rmdirFn(_ context.Context, c *modules.Call) (any, error) {
 	days := 0
 	if v := c.Arg("older_than"); v != nil {
-		n, err := strconv.Atoi(pyStr(v))
+		n, err := strconv.Atoi(py.Str(v))
 		if err != nil {
-			return nil, modules.Errorf("invalid older_than %s", pyStr(v))
+			return nil, modules.Errorf("invalid older_than %s", py.Str(v))
 		}
 		days = n
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/cmd"
 	"github.com/brinesalt/brine/state/ordered"
@@ -60,7 +61,7 @@ func sed(ctx context.Context, c *modules.Call) (any, error) {
 		negate = "!"
 	}
 	expr := fmt.Sprintf("%s%ss/%s/%s/%s", limitExpr(sedEsc(c.Str("limit"), esc)), negate,
-		sedEsc(pyStr(c.Arg("before")), esc), sedEsc(pyStr(c.Arg("after")), esc), c.Str("flags"))
+		sedEsc(py.Str(c.Arg("before")), esc), sedEsc(py.Str(c.Arg("after")), esc), c.Str("flags"))
 	inplace := "-i"
 	if b := backupSuffix(c.Arg("backup")); b != "" {
 		inplace += b
@@ -79,8 +80,8 @@ func sedContains(ctx context.Context, c *modules.Call) (any, error) {
 	if _, err := os.Stat(path); err != nil {
 		return false, nil
 	}
-	expr := fmt.Sprintf("%ss/%s/$/p%s", limitExpr(sedEsc(pyStr(c.Arg("limit")), false)),
-		sedEsc(pyStr(c.Arg("text")), false), c.Str("flags"))
+	expr := fmt.Sprintf("%ss/%s/$/p%s", limitExpr(sedEsc(py.Str(c.Arg("limit")), false)),
+		sedEsc(py.Str(c.Arg("text")), false), c.Str("flags"))
 	argv, err := sedArgv("-n -r -e", expr, path)
 	if err != nil {
 		return nil, err

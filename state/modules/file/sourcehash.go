@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -66,7 +67,7 @@ func SourceSum(ctx context.Context, env *modules.Env, fileName, source, sourceHa
 		if err != nil || !modules.Truthy(cached) {
 			return "", "", modules.Errorf("Source hash file %s not found", sourceHash)
 		}
-		hashFile = pyStr(cached)
+		hashFile = py.Str(cached)
 	}
 	if hashFile != "" {
 		b, err := os.ReadFile(hashFile)
@@ -186,7 +187,7 @@ func FetchRemote(ctx context.Context, env *modules.Env, src, saltenv string) ([]
 	if !modules.Truthy(cached) {
 		return nil, fmt.Sprintf("Source file '%s' not found", src), nil
 	}
-	b, err := os.ReadFile(pyStr(cached))
+	b, err := os.ReadFile(py.Str(cached))
 	if err != nil {
 		return nil, "", fmt.Errorf("read cached %s: %w", src, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -60,7 +61,7 @@ func init() {
 	reg("equals", "Report whether str() of the grain key equals str() of value.", params(req("key"), req("value")),
 		func(_ context.Context, c *modules.Call) (any, error) {
 			v := get1(c.Env.Grains(), c.Str("key"), "", DefaultDelimiter)
-			return pyStr(c.Arg("value")) == pyStr(v), nil
+			return py.Str(c.Arg("value")) == py.Str(v), nil
 		})
 	reg("filter_by", "Pick the entry of lookup_dict matching the grain (default os_family), merged over base and under merge.",
 		params(req("lookup_dict"), opt("grain", "os_family"), opt("merge", nil), opt("default", "default"), opt("base", nil)),
@@ -92,7 +93,7 @@ func item(_ context.Context, c *modules.Call) (any, error) {
 	}
 	out := ordered.New()
 	for _, a := range c.VarArgs {
-		k := pyStr(a)
+		k := py.Str(a)
 		out.Set(a, get1(c.Env.Grains(), k, def, delim))
 	}
 	if modules.Truthy(c.Kwargs.Value("sanitize")) {
@@ -116,23 +117,12 @@ func sanitize(m *ordered.Map) {
 		case "host", "localhost", "nodename":
 			m.Set(k, "MINION")
 		case "serialnumber":
-			s := pyStr(v)
+			s := py.Str(v)
 			r := []rune(s)
 			i := len(r) * 3 / 4
 			m.Set(k, string(r[:i])+strings.Repeat("X", len(r)-i))
 		}
 	}
-}
-
-// pyStr is Python's str() for the value model.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any, *ordered.Map:
-		return modules.PyRepr(x)
-	}
-	return ordered.KeyString(v)
 }
 
 // Traverse walks data along key split by delim, as

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -68,7 +69,7 @@ func set(ctx context.Context, env *modules.Env, key string, val any, force, dest
 			if ordered.Equal(cur, rest) || force {
 				cur = ordered.FromPairs(rest, value)
 			} else {
-				return fail(ret, fmt.Sprintf("The key '%s' value is '%s', which is different from the provided key '%s'. Use 'force=True' to overwrite.", parent, pyStr(cur), rest)), nil
+				return fail(ret, fmt.Sprintf("The key '%s' value is '%s', which is different from the provided key '%s'. Use 'force=True' to overwrite.", parent, py.Str(cur), rest)), nil
 			}
 		}
 		key, value = parent, cur
@@ -80,7 +81,7 @@ func set(ctx context.Context, env *modules.Env, key string, val any, force, dest
 	if m, ok := out.(*ordered.Map); ok {
 		ret.Set("changes", m)
 	} else {
-		return fail(ret, pyStr(out)), nil
+		return fail(ret, py.Str(out)), nil
 	}
 	return ret, nil
 }

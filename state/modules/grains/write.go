@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	coregrains "github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -98,7 +99,7 @@ func appendFn(ctx context.Context, c *modules.Call) (any, error) {
 	list = ordered.DeepCopy(list).([]any)
 	for _, e := range list {
 		if ordered.Equal(e, val) {
-			return fmt.Sprintf("The val %s was already in the list %s", pyStr(val), key), nil
+			return fmt.Sprintf("The val %s was already in the list %s", py.Str(val), key), nil
 		}
 	}
 	if vl, isList := val.([]any); isList {
@@ -124,7 +125,7 @@ func remove(ctx context.Context, c *modules.Call) (any, error) {
 		}
 	}
 	if idx < 0 {
-		return fmt.Sprintf("The val %s was not in the list %s", pyStr(val), key), nil
+		return fmt.Sprintf("The val %s was not in the list %s", py.Str(val), key), nil
 	}
 	list = append(append([]any{}, list[:idx]...), list[idx+1:]...)
 	top, value := nest(c.Env.Grains(), key, list, delim)

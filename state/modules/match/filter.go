@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -39,7 +40,7 @@ func matchArgs(key, minionID any) []any {
 func filterBy(ctx context.Context, c *modules.Call) (any, error) {
 	lookup, ok := c.Arg("lookup").(*ordered.Map)
 	if !ok {
-		return nil, modules.Errorf("filter_by lookup must be a dictionary, not %s", pyType(c.Arg("lookup")))
+		return nil, modules.Errorf("filter_by lookup must be a dictionary, not %s", py.TypeName(c.Arg("lookup")))
 	}
 	return filterLookup(ctx, c.Env, lookup, c.Arg("tgt_type"), c.Arg("minion_id"), c.Arg("merge"), c.Bool("merge_lists"), c.Arg("default"))
 }
@@ -80,7 +81,7 @@ func filterLookup(ctx context.Context, env *modules.Env, lookup *ordered.Map, tg
 func searchBy(ctx context.Context, c *modules.Call) (any, error) {
 	lookup, ok := c.Arg("lookup").(*ordered.Map)
 	if !ok {
-		return nil, modules.Errorf("search_by lookup must be a dictionary, not %s", pyType(c.Arg("lookup")))
+		return nil, modules.Errorf("search_by lookup must be a dictionary, not %s", py.TypeName(c.Arg("lookup")))
 	}
 	fn, err := lookupFunc(c.Arg("tgt_type"))
 	if err != nil {
@@ -123,7 +124,7 @@ func iterate(v any) ([]any, error) {
 	case *ordered.Map:
 		return x.Keys(), nil
 	}
-	return nil, modules.Errorf("TypeError: '%s' object is not iterable", pyType(v))
+	return nil, modules.Errorf("TypeError: '%s' object is not iterable", py.TypeName(v))
 }
 
 const (
@@ -167,7 +168,7 @@ func ifelse(ctx context.Context, c *modules.Call) (any, error) {
 		}
 		switch key.(type) {
 		case []any, *ordered.Map:
-			return nil, modules.Errorf("TypeError: unhashable type: '%s'", pyType(key))
+			return nil, modules.Errorf("TypeError: unhashable type: '%s'", py.TypeName(key))
 		}
 		lookup.Set(key, args[i+1])
 	}
@@ -230,24 +231,4 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
-}
-
-func pyType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *ordered.Map:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
@@ -290,7 +291,7 @@ func dataMatches(val any, pat string) (any, error) {
 		return false, nil
 	case []any:
 		for _, member := range x {
-			if fnmatch(strings.ToLower(pyStr(member)), strings.ToLower(pat)) {
+			if fnmatch(strings.ToLower(py.Str(member)), strings.ToLower(pat)) {
 				return true, nil
 			}
 		}
@@ -307,11 +308,4 @@ func dataMatches(val any, pat string) (any, error) {
 func fnmatch(name, pat string) bool {
 	ok, err := target.Match(pat, target.Glob, &target.Minion{ID: name}, target.Options{})
 	return err == nil && ok
-}
-
-func pyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return modules.PyRepr(v)
 }

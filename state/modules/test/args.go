@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -68,11 +69,11 @@ func argRepr(_ context.Context, c *modules.Call) (any, error) {
 func argType(_ context.Context, c *modules.Call) (any, error) {
 	types := []any{}
 	for _, a := range args(c) {
-		types = append(types, "<class '"+pyType(a)+"'>")
+		types = append(types, "<class '"+py.TypeName(a)+"'>")
 	}
 	kw := ordered.New()
 	allKwargs(c).Range(func(k, v any) bool {
-		kw.Set(k, "<class '"+pyType(v)+"'>")
+		kw.Set(k, "<class '"+py.TypeName(v)+"'>")
 		return true
 	})
 	return ordered.FromPairs("args", types, "kwargs", kw), nil

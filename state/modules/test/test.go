@@ -21,8 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func req(name string) modules.Param { return modules.Param{Name: name} }
@@ -108,7 +108,7 @@ func intArg(c *modules.Call, name string) (int, error) {
 		if s, isStr := v.(string); isStr {
 			return 0, fmt.Errorf("ValueError: invalid literal for int() with base 10: %s", modules.PyRepr(s))
 		}
-		return 0, fmt.Errorf("TypeError: int() argument must be a string, a bytes-like object or a real number, not '%s'", pyType(v))
+		return 0, fmt.Errorf("TypeError: int() argument must be a string, a bytes-like object or a real number, not '%s'", py.TypeName(v))
 	}
 	return n, nil
 }
@@ -236,25 +236,4 @@ func randomHash(_ context.Context, c *modules.Call) (any, error) {
 	h := newHash()
 	h.Write([]byte(r.String()))
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// pyType names v's Python type.
-func pyType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *ordered.Map:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	statemod "github.com/brinesalt/brine/state/modules/state"
 	"github.com/brinesalt/brine/state/ordered"
@@ -246,7 +247,7 @@ func mergeDefault(c *modules.Call, p *ordered.Map, key, delim string, def any, m
 			return pillar.Update(ordered.DeepCopy(d).(*ordered.Map), m, mergeLists), true
 		}
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is a dict, but the returned pillar value (%s) is of type '%s'. Merge will be skipped.",
-			modules.PyRepr(d), modules.PyRepr(v), pyType(v)))
+			modules.PyRepr(d), modules.PyRepr(v), py.TypeName(v)))
 	case []any:
 		if !ok {
 			v = []any{}
@@ -255,32 +256,12 @@ func mergeDefault(c *modules.Call, p *ordered.Map, key, delim string, def any, m
 			return pillar.MergeLists(d, l), true
 		}
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is a list, but the returned pillar value (%s) is of type '%s'. Merge will be skipped.",
-			modules.PyRepr(d), modules.PyRepr(v), pyType(v)))
+			modules.PyRepr(d), modules.PyRepr(v), py.TypeName(v)))
 	default:
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is of type '%s', must be a dict or list to merge. Merge will be skipped.",
-			modules.PyRepr(def), pyType(def)))
+			modules.PyRepr(def), py.TypeName(def)))
 	}
 	return nil, false
-}
-
-func pyType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *ordered.Map:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // item is pillar.item: each key traversed, default (default "") for the

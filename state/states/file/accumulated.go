@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -56,14 +57,14 @@ func accumulated(_ context.Context, c *states.Call) (*states.Result, error) {
 		for _, d := range l {
 			if m, ok := d.(*ordered.Map); ok {
 				fileDep = fileDep || m.Has("file")
-				m.Range(func(_, v any) bool { deps = append(deps, pyStr(v)); return true })
+				m.Range(func(_, v any) bool { deps = append(deps, py.Str(v)); return true })
 			} else {
-				deps = append(deps, pyStr(d))
+				deps = append(deps, py.Str(d))
 			}
 		}
 	}
 	if !fileDep {
-		return fail(name, fmt.Sprintf("Orphaned accumulator %s in %s:%s", name, pyStr(c.Low.Value("__sls__")), pyStr(c.Low.Value("__id__")))), nil
+		return fail(name, fmt.Sprintf("Orphaned accumulator %s in %s:%s", name, py.Str(c.Low.Value("__sls__")), py.Str(c.Low.Value("__id__")))), nil
 	}
 	chunks, ok := text.([]any)
 	if !ok {
@@ -112,7 +113,7 @@ func accumulatorText(c *states.Call, name, content string) string {
 	if data == nil {
 		return content
 	}
-	id := pyStr(c.Low.Value("__id__"))
+	id := py.Str(c.Low.Value("__id__"))
 	var use []string
 	for accName, ids := range acc.deps[name] {
 		if data.Has(accName) && containsString(ids, id) {
@@ -138,7 +139,7 @@ func accumulatorText(c *states.Call, name, content string) string {
 	for _, k := range use {
 		l, _ := data.Value(k).([]any)
 		for _, x := range l {
-			lines = append(lines, pyStr(x))
+			lines = append(lines, py.Str(x))
 		}
 	}
 	return strings.Join(lines, "\n")

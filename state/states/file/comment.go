@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/states"
 )
@@ -20,7 +21,7 @@ func backupArg(c *states.Call) string {
 	case nil, bool:
 		return ""
 	default:
-		return pyStr(v)
+		return py.Str(v)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/states"
@@ -27,13 +28,13 @@ func decode(_ context.Context, c *states.Call) (*states.Result, error) {
 	case modules.Truthy(enc) && modules.Truthy(pil):
 		return nil, modules.Errorf("Specify only one 'encoded_data' or 'contents_pillar' argument.")
 	case modules.Truthy(enc):
-		content = pyStr(enc)
+		content = py.Str(enc)
 	default:
-		v, ok := traverse(c.Env.Pillar, pyStr(pil), ":")
+		v, ok := traverse(c.Env.Pillar, py.Str(pil), ":")
 		if !ok || v == false {
 			return nil, modules.Errorf("Pillar data not found.")
 		}
-		content = pyStr(v)
+		content = py.Str(v)
 	}
 	// base64.decodebytes ignores line breaks and surrounding whitespace.
 	data, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(content), ""))

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -306,7 +307,7 @@ func checkDirectory(a *dirArgs) (states.Tri, string, *ordered.Map) {
 	b.WriteString("The following files will be changed:\n")
 	changes.Range(func(k, v any) bool {
 		v.(*ordered.Map).Range(func(key, val any) bool {
-			fmt.Fprintf(&b, "%s: %s - %s\n", ordered.KeyString(k), ordered.KeyString(key), pyStr(val))
+			fmt.Fprintf(&b, "%s: %s - %s\n", ordered.KeyString(k), ordered.KeyString(key), py.Str(val))
 			return true
 		})
 		return true
@@ -465,14 +466,14 @@ func applyRecurse(a *dirArgs, ret *fmod.Ret) []string {
 		if !modules.Truthy(a.user) && !isIntVal(a.user) {
 			ret.Result, ret.Comment = false, "user not specified, but configured as a target for recursive ownership management"
 		} else if _, ok := fmod.UserToUID(a.user); !ok {
-			ret.Result, ret.Comment = false, fmt.Sprintf("Failed to enforce ownership for user %s (user does not exist)", pyStr(a.user))
+			ret.Result, ret.Comment = false, fmt.Sprintf("Failed to enforce ownership for user %s (user does not exist)", py.Str(a.user))
 		}
 	}
 	if a.recurse["group"] {
 		if !modules.Truthy(a.group) && !isIntVal(a.group) {
 			ret.Result, ret.Comment = false, "group not specified, but configured as a target for recursive ownership management"
 		} else if _, ok := fmod.GroupToGID(a.group); !ok {
-			ret.Result, ret.Comment = false, fmt.Sprintf("Failed to enforce group ownership for group %s", pyStr(a.group))
+			ret.Result, ret.Comment = false, fmt.Sprintf("Failed to enforce group ownership for group %s", py.Str(a.group))
 		}
 	}
 	if a.recurse["silent"] {

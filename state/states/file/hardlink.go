@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/states"
@@ -73,10 +74,10 @@ func hardlink(_ context.Context, c *states.Call) (*states.Result, error) {
 	usr, grp := defaultOwner(c, owner(c), c.Arg("group"))
 	var pre []string
 	if _, ok := fmod.UserToUID(usr); !ok {
-		pre = append(pre, fmt.Sprintf("User %s does not exist", pyStr(usr)))
+		pre = append(pre, fmt.Sprintf("User %s does not exist", py.Str(usr)))
 	}
 	if _, ok := fmod.GroupToGID(grp); !ok {
-		pre = append(pre, fmt.Sprintf("Group %s does not exist", pyStr(grp)))
+		pre = append(pre, fmt.Sprintf("Group %s does not exist", py.Str(grp)))
 	}
 	if !filepath.IsAbs(name) {
 		pre = append(pre, fmt.Sprintf("Specified file %s is not an absolute path", name))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
@@ -15,33 +16,12 @@ var keyvalueSpec = spec(false, opt("key", nil), opt("value", nil), opt("key_valu
 	opt("search_only", false), opt("show_changes", true), opt("ignore_if_missing", false),
 	opt("count", 1), opt("uncomment", nil), opt("key_ignore_case", false), opt("value_ignore_case", false))
 
-// pyTypeName is type(v).__name__.
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *ordered.Map:
-		return "dict"
-	}
-	return "object"
-}
-
 // lstripChars is str.lstrip(chars); nil chars strips whitespace.
 func lstripChars(s string, chars any) string {
 	if chars == nil {
 		return strings.TrimLeft(s, " \t\n\r\v\f")
 	}
-	return strings.TrimLeft(s, pyStr(chars))
+	return strings.TrimLeft(s, py.Str(chars))
 }
 
 type kvEdit struct {
@@ -72,7 +52,7 @@ func keyvalue(_ context.Context, c *states.Call) (*states.Result, error) {
 		if isMap {
 			return fail(name, "file.keyvalue can not combine key_values with key and value"), nil
 		}
-		kv = ordered.FromPairs(pyStr(c.Arg("key")), c.Arg("value"))
+		kv = ordered.FromPairs(py.Str(c.Arg("key")), c.Arg("value"))
 	case !isMap || kv.Len() == 0:
 		msg := "is not a dictionary"
 		if isMap || c.Arg("key_values") == nil {
@@ -82,7 +62,7 @@ func keyvalue(_ context.Context, c *states.Call) (*states.Result, error) {
 	}
 	count, _ := c.Arg("count").(int)
 	kv.Range(func(k, v any) bool {
-		ks := pyStr(k)
+		ks := py.Str(k)
 		e.keys = append(e.keys, ks)
 		e.values[ks], e.count[ks] = v, count
 		return true
@@ -123,7 +103,7 @@ func keyvalue(_ context.Context, c *states.Call) (*states.Result, error) {
 	return r, nil
 }
 
-func (e *kvEdit) fmtLine(key, sep string, v any) string { return key + sep + pyStr(v) + "\n" }
+func (e *kvEdit) fmtLine(key, sep string, v any) string { return key + sep + py.Str(v) + "\n" }
 
 // line is keyvalue's loop body for one line of the file.
 func (e *kvEdit) line(l string) {
@@ -153,7 +133,7 @@ func (e *kvEdit) line(l string) {
 			continue
 		}
 		value := e.values[key]
-		lv, tv := strings.TrimSpace(lineValue), strings.TrimSpace(pyStr(value))
+		lv, tv := strings.TrimSpace(lineValue), strings.TrimSpace(py.Str(value))
 		if e.valueCase {
 			lv, tv = strings.ToLower(lv), strings.ToLower(tv)
 		}
@@ -173,7 +153,7 @@ func (e *kvEdit) line(l string) {
 			if e.count[key] != 0 {
 				l = e.fmtLine(lineKey, e.sep, value)
 				if _, isStr := value.(string); !isStr {
-					e.diff = append(e.diff, fmt.Sprintf("+ %s (from %s type)\n", strings.TrimRight(l, " \t\r\n"), pyTypeName(value)))
+					e.diff = append(e.diff, fmt.Sprintf("+ %s (from %s type)\n", strings.TrimRight(l, " \t\r\n"), py.TypeName(value)))
 				} else {
 					e.diff = append(e.diff, "+ "+l)
 				}

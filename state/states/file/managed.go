@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -214,7 +215,7 @@ func useContents(c *states.Call, name string) (any, *states.Result) {
 				return nil, fail(name, fmt.Sprintf("%s %s does not exist", kind, ordered.KeyString(k)))
 			}
 			single = v
-			parts = append(parts, pyStr(v))
+			parts = append(parts, py.Str(v))
 		}
 		if isList {
 			return strings.Join(parts, "\n"), nil
@@ -237,9 +238,9 @@ func buildContents(ctx context.Context, c *states.Call, a *managedArgs, use any)
 	if !c.Bool("allow_empty") && !modules.Truthy(use) {
 		id := "'contents'"
 		if v := c.Arg("contents_pillar"); modules.Truthy(v) {
-			id = "contents_pillar " + pyStr(v)
+			id = "contents_pillar " + py.Str(v)
 		} else if v := c.Arg("contents_grains"); modules.Truthy(v) {
-			id = "contents_grains " + pyStr(v)
+			id = "contents_grains " + py.Str(v)
 		}
 		return "", fail(a.name, id+" value would result in empty contents. Set allow_empty to True to allow the managed file to be empty.")
 	}
@@ -247,10 +248,10 @@ func buildContents(ctx context.Context, c *states.Call, a *managedArgs, use any)
 	switch v := use.(type) {
 	case []any:
 		for _, item := range v {
-			parts = append(parts, pyStr(item))
+			parts = append(parts, py.Str(item))
 		}
 	default:
-		parts = []string{pyStr(v)}
+		parts = []string{py.Str(v)}
 	}
 	var b strings.Builder
 	for _, part := range parts {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -127,10 +128,10 @@ func recurseSource(c *states.Call, name string) (src, senv string, res *states.R
 	switch v := c.Arg("source").(type) {
 	case []any:
 		for _, x := range v {
-			list = append(list, strings.TrimRight(pyStr(x), "/"))
+			list = append(list, strings.TrimRight(py.Str(x), "/"))
 		}
 	default:
-		list = []string{strings.TrimRight(pyStr(v), "/")}
+		list = []string{strings.TrimRight(py.Str(v), "/")}
 	}
 	for _, s := range list {
 		if !strings.HasPrefix(s, "salt://") {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/output"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -64,16 +65,16 @@ func serialize(ctx context.Context, c *states.Call) (*states.Result, error) {
 	}
 	ser := "yaml"
 	if v := c.Arg("serializer"); v != nil {
-		ser = strings.ToLower(pyStr(v))
+		ser = strings.ToLower(py.Str(v))
 	} else if formatter != nil {
-		ser = strings.ToLower(pyStr(formatter))
+		ser = strings.ToLower(py.Str(formatter))
 	}
 	dataset := c.Arg("dataset")
 	if dataset != nil && c.Arg("dataset_pillar") != nil {
 		return fail(name, "Only one of 'dataset' and 'dataset_pillar' is permitted"), nil
 	}
 	if p := c.Arg("dataset_pillar"); p != nil {
-		dataset, _ = traverse(c.Env.Pillar, pyStr(p), ":")
+		dataset, _ = traverse(c.Env.Pillar, py.Str(p), ":")
 	}
 	if dataset == nil {
 		return fail(name, "Neither 'dataset' nor 'dataset_pillar' was defined"), nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -139,7 +140,7 @@ func checkTouch(name string, atime, mtime any) *states.Result {
 		return r
 	}
 	st, err := fmod.Stats(name, "", false)
-	if err == nil && ((atime != nil && pyStr(atime) != pyStr(st.Atime)) || (mtime != nil && pyStr(mtime) != pyStr(st.Mtime))) {
+	if err == nil && ((atime != nil && py.Str(atime) != py.Str(st.Atime)) || (mtime != nil && py.Str(mtime) != py.Str(st.Mtime))) {
 		r.Comment = fmt.Sprintf("Times set to be updated on file %s", name)
 		r.Changes = ordered.FromPairs("touched", name)
 		return r
@@ -161,7 +162,7 @@ func defaultOwner(c *states.Call, usr, grp any) (any, any) {
 	}
 	if grp == nil {
 		grp = usr
-		if u, err := user.Lookup(pyStr(usr)); err == nil {
+		if u, err := user.Lookup(py.Str(usr)); err == nil {
 			if g, err := user.LookupGroupId(u.Gid); err == nil {
 				grp = g.Name
 			}
@@ -200,10 +201,10 @@ func symlink(_ context.Context, c *states.Call) (*states.Result, error) {
 	usr, grp = defaultOwner(c, usr, grp)
 	var pre []string
 	if _, ok := fmod.UserToUID(usr); !ok {
-		pre = append(pre, fmt.Sprintf("User %s does not exist", pyStr(usr)))
+		pre = append(pre, fmt.Sprintf("User %s does not exist", py.Str(usr)))
 	}
 	if _, ok := fmod.GroupToGID(grp); !ok {
-		pre = append(pre, fmt.Sprintf("Group %s does not exist", pyStr(grp)))
+		pre = append(pre, fmt.Sprintf("Group %s does not exist", py.Str(grp)))
 	}
 	if !filepath.IsAbs(name) {
 		pre = append(pre, fmt.Sprintf("Specified file %s is not an absolute path", name))
@@ -216,7 +217,7 @@ func symlink(_ context.Context, c *states.Call) (*states.Result, error) {
 		return fail(name, msg), nil
 	}
 	force := c.Bool("force")
-	tresult, tcomment, tchanges := symlinkCheck(name, target, force, pyStr(usr), pyStr(grp))
+	tresult, tcomment, tchanges := symlinkCheck(name, target, force, py.Str(usr), py.Str(grp))
 	dir := filepath.Dir(name)
 	if !isDir(dir) {
 		switch {
@@ -242,14 +243,14 @@ func symlink(_ context.Context, c *states.Call) (*states.Result, error) {
 
 func symlinkApply(c *states.Call, name, target string, usr, grp any) (*states.Result, error) {
 	r := states.NewResult(name, states.True, "")
-	ug := pyStr(usr) + ":" + pyStr(grp)
+	ug := py.Str(usr) + ":" + py.Str(grp)
 	if isLink(name) {
 		cur, _ := os.Readlink(name)
 		if filepath.Clean(cur) != filepath.Clean(target) {
 			_ = os.Remove(name)
 		} else {
 			cu, cg := symlinkOwner(name)
-			if cu == pyStr(usr) && cg == pyStr(grp) {
+			if cu == py.Str(usr) && cg == py.Str(grp) {
 				r.Comment = fmt.Sprintf("Symlink %s is present and owned by %s", name, ug)
 			} else if msg, err := fmod.Chown(name, usr, grp, true); err == nil && msg == "" {
 				r.Comment = fmt.Sprintf("Set ownership of symlink %s to %s", name, ug)
@@ -445,7 +446,7 @@ func copyTarget(c *states.Call, r *states.Result, name, source string) (bool, *s
 }
 
 func dirModeOf(mode any) string {
-	s := pyStr(mode)
+	s := py.Str(mode)
 	if len(s) > 3 {
 		s = s[len(s)-3:]
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -60,7 +61,7 @@ func textChunks(ctx context.Context, c *states.Call) ([]string, *states.Result) 
 		defaults, _ := mapArg(c, "defaults")
 		context_, _ := mapArg(c, "context")
 		for _, s := range sources {
-			src := pyStr(s)
+			src := py.Str(s)
 			data, comment, err := fmod.FetchSource(ctx, c.Env, src, saltenv(c))
 			if err != nil || comment != "" {
 				r := fail(src, fmt.Sprintf("Failed to load template file %s", src))
@@ -87,11 +88,11 @@ func textChunks(ctx context.Context, c *states.Call) ([]string, *states.Result) 
 	case []any:
 		out := make([]string, len(t))
 		for i, x := range t {
-			out[i] = pyStr(x)
+			out[i] = py.Str(x)
 		}
 		return out, nil
 	default:
-		return []string{pyStr(t)}, nil
+		return []string{py.Str(t)}, nil
 	}
 }
 
@@ -314,7 +315,7 @@ func replace(_ context.Context, c *states.Call) (*states.Result, error) {
 		o.NotFoundContent = &nf
 	}
 	if b := c.Arg("backup"); modules.Truthy(b) {
-		o.Backup = pyStr(b)
+		o.Backup = py.Str(b)
 	}
 	changes, err := fmod.Replace(name, o)
 	if err != nil {

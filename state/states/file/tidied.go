@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/states"
 )
@@ -125,7 +126,7 @@ func tidyOptions(c *states.Call, name string) (*tidyOpts, *states.Result) {
 		dst *[]*regexp.Regexp
 	}{{matches, &o.matches}, {excludes, &o.excludes}} {
 		for _, m := range set.src {
-			re, err := fmod.CompilePy(`\A(?:`+pyStr(m)+`)`, 0)
+			re, err := fmod.CompilePy(`\A(?:`+py.Str(m)+`)`, 0)
 			if err != nil {
 				return nil, fail(name, err.Error())
 			}

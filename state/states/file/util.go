@@ -76,19 +76,6 @@ func traverse(m *ordered.Map, key, delim string) (any, bool) {
 	return cur, true
 }
 
-// pyStr is Python's str() of a value.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case []any, *ordered.Map:
-		return modules.PyRepr(v)
-	}
-	return ordered.KeyString(v)
-}
-
 // expandUser is os.path.expanduser for "~" and "~/…".
 func expandUser(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {

@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -129,7 +130,7 @@ func newRun(ctx context.Context, c *states.Call) (*states.Result, error) {
 				if !has {
 					cm = "(error message N/A)"
 				}
-				failures = append(failures, fmt.Sprintf("'%s' failed: %s", f, pyStr(cm)))
+				failures = append(failures, fmt.Sprintf("'%s' failed: %s", f, py.Str(cm)))
 			}
 			if ret == false {
 				failures = append(failures, fmt.Sprintf("'%s': False", f))
@@ -143,7 +144,7 @@ func newRun(ctx context.Context, c *states.Call) (*states.Result, error) {
 				shown = cm
 			}
 		}
-		success = append(success, fmt.Sprintf("%s: %s", f, pyStr(shown)))
+		success = append(success, fmt.Sprintf("%s: %s", f, py.Str(shown)))
 		r.Changes.Set(f, ret)
 	}
 	r.Comment = strings.Join(append(failures, success...), ", ")
@@ -234,22 +235,6 @@ func dictResult(m *ordered.Map) bool {
 		return true
 	})
 	return ok
-}
-
-// pyStr prints a value as Python's str() does in an f-string.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	}
-	return modules.PyRepr(v)
 }
 
 // legacyArg maps a parameter onto the keyword that carries it in the

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -154,26 +155,12 @@ func Present(ctx context.Context, c *states.Call) (*states.Result, error) {
 			if k == "passwd" {
 				v = redacted
 			}
-			r.Comment += fmt.Sprintf("%s: %s\n", str(k), pyStr(v))
+			r.Comment += fmt.Sprintf("%s: %s\n", str(k), py.Str(v))
 			return true
 		})
 		return r, nil
 	}
 	return update(ctx, c, r, d, chs)
-}
-
-// pyStr prints a value as Python's str() does inside an f-string.
-func pyStr(v any) string {
-	switch v.(type) {
-	case []any, *ordered.Map:
-		return modules.PyRepr(v)
-	case bool:
-		if v.(bool) {
-			return "True"
-		}
-		return "False"
-	}
-	return str(v)
 }
 
 // groupToGID is file.group_to_gid: a number stays as it is, a name is
