@@ -3,6 +3,7 @@ package output
 import (
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -47,7 +48,7 @@ func (n *nestDisplay) keyColor() string {
 func (n *nestDisplay) display(v any, indent int, prefix string) {
 	switch x := v.(type) {
 	case nil, bool, int, int64, float64:
-		n.line(indent, n.c.LightYellow, Repr(x), prefix, "")
+		n.line(indent, n.c.LightYellow, py.Repr(x), prefix, "")
 	case string:
 		for i, l := range pySplitLines(x) {
 			p := prefix
@@ -64,7 +65,7 @@ func (n *nestDisplay) display(v any, indent int, prefix string) {
 	case *ordered.Map:
 		n.dict(x, indent, prefix)
 	default:
-		n.line(indent, n.c.Green, Str(x), prefix, "")
+		n.line(indent, n.c.Green, py.Str(x), prefix, "")
 	}
 }
 
@@ -91,9 +92,9 @@ func (n *nestDisplay) dict(m *ordered.Map, indent int, prefix string) {
 	if indent != 0 {
 		n.line(indent, n.keyColor(), "----------", "", "")
 	}
-	for _, e := range sortedEntries(m, true) {
-		n.line(indent, n.keyColor(), ordered.KeyString(e.key), prefix, ":")
-		n.display(e.val, indent+4, "")
+	for _, e := range sortedItems(m) {
+		n.line(indent, n.keyColor(), ordered.KeyString(e.Key), prefix, ":")
+		n.display(e.Value, indent+4, "")
 	}
 }
 

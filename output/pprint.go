@@ -71,14 +71,14 @@ func (p *pprinter) dict(m *ordered.Map, indent, allowance, level int) {
 	delim := ",\n" + strings.Repeat(" ", indent)
 	for i, e := range items {
 		last := i == len(items)-1
-		rep := safeRepr(e.key)
+		rep := safeRepr(e.Key)
 		p.b.WriteString(rep)
 		p.b.WriteString(": ")
 		a := 1
 		if last {
 			a = allowance + 1
 		}
-		p.format(e.val, indent+utf8.RuneCountInString(rep)+2, a, level)
+		p.format(e.Value, indent+utf8.RuneCountInString(rep)+2, a, level)
 		if !last {
 			p.b.WriteString(delim)
 		}
@@ -113,7 +113,7 @@ var wordSpace = regexp.MustCompile(`\S*\s*`)
 // literals are wrapped in parentheses.
 func (p *pprinter) str(s string, indent, allowance, level int) {
 	if s == "" {
-		p.b.WriteString(reprString(s))
+		p.b.WriteString(py.QuoteString(s))
 		return
 	}
 	lines := pySplitLinesKeep(s)
@@ -126,7 +126,7 @@ func (p *pprinter) str(s string, indent, allowance, level int) {
 	var chunks []string
 	rep := ""
 	for i, line := range lines {
-		rep = reprString(line)
+		rep = py.QuoteString(line)
 		lastLine := i == len(lines)-1
 		if lastLine {
 			maxWidth1 -= allowance
@@ -143,9 +143,9 @@ func (p *pprinter) str(s string, indent, allowance, level int) {
 			if j == len(parts)-1 && lastLine {
 				maxWidth2 -= allowance
 			}
-			if utf8.RuneCountInString(reprString(candidate)) > maxWidth2 {
+			if utf8.RuneCountInString(py.QuoteString(candidate)) > maxWidth2 {
 				if current != "" {
-					chunks = append(chunks, reprString(current))
+					chunks = append(chunks, py.QuoteString(current))
 				}
 				current = part
 			} else {
@@ -153,7 +153,7 @@ func (p *pprinter) str(s string, indent, allowance, level int) {
 			}
 		}
 		if current != "" {
-			chunks = append(chunks, reprString(current))
+			chunks = append(chunks, py.QuoteString(current))
 		}
 	}
 	if len(chunks) == 1 {
@@ -184,9 +184,9 @@ func safeRepr(v any) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(safeRepr(e.key))
+			b.WriteString(safeRepr(e.Key))
 			b.WriteString(": ")
-			b.WriteString(safeRepr(e.val))
+			b.WriteString(safeRepr(e.Value))
 		}
 		b.WriteByte('}')
 		return b.String()
@@ -197,20 +197,18 @@ func safeRepr(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
-	return Repr(v)
+	return py.Repr(v)
 }
 
 // pprintSorted orders entries as sorted(items, key=_safe_tuple): by
 // value within comparable kinds, else by Python type name.
-func pprintSorted(m *ordered.Map) []pyEntry {
-	var out []pyEntry
-	m.Range(func(k, v any) bool { out = append(out, pyEntry{k, v}); return true })
-	slices.SortStableFunc(out, func(a, b pyEntry) int {
-		ka, kb := keyKind(a.key), keyKind(b.key)
-		if ka == kb && ka <= 2 {
-			return pyCompare(a.key, b.key)
+func pprintSorted(m *ordered.Map) []py.Item {
+	out := py.Items(m)
+	slices.SortStableFunc(out, func(a, b py.Item) int {
+		if py.Sortable([]py.Item{a, b}) {
+			return py.Compare(a.Key, b.Key)
 		}
-		return cmp.Compare(py.TypeName(a.key), py.TypeName(b.key))
+		return cmp.Compare(py.TypeName(a.Key), py.TypeName(b.Key))
 	})
 	return out
 }

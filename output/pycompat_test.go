@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/google/go-cmp/cmp"
 )
@@ -137,8 +138,8 @@ func untag(m json.RawMessage) (any, error) {
 func TestPythonCompat(t *testing.T) {
 	cases := loadPyCases(t)
 	check := map[string]func(any) (string, bool){
-		"repr":           func(v any) (string, bool) { return Repr(v), true },
-		"str":            func(v any) (string, bool) { return Str(v), true },
+		"repr":           func(v any) (string, bool) { return py.Repr(v), true },
+		"str":            func(v any) (string, bool) { return py.Str(v), true },
 		"nested":         func(v any) (string, bool) { return Nested(v, Options{}), true },
 		"nested_indent2": func(v any) (string, bool) { return Nested(v, Options{NestedIndent: 2}), true },
 		"txt":            fn(txtFunc, Options{}),
@@ -168,7 +169,7 @@ func TestPythonCompat(t *testing.T) {
 				if got != *want {
 					fails++
 					if fails <= 3 {
-						t.Errorf("case %d %s (-want +got):\n%s", i, Repr(c.data), cmp.Diff(strings.Split(*want, "\n"), strings.Split(got, "\n")))
+						t.Errorf("case %d %s (-want +got):\n%s", i, py.Repr(c.data), cmp.Diff(strings.Split(*want, "\n"), strings.Split(got, "\n")))
 					}
 				}
 			}

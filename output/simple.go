@@ -3,6 +3,7 @@ package output
 import (
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -14,7 +15,7 @@ func init() {
 
 // rawFunc is salt/output/raw.py: str(data), Python's repr for anything
 // but a string.
-func rawFunc(data any, _ Options) (string, error) { return Str(data), nil }
+func rawFunc(data any, _ Options) (string, error) { return py.Str(data), nil }
 
 // quietFunc prints nothing (Salt's --out=quiet).
 func quietFunc(any, Options) (string, error) { return "", nil }
@@ -34,7 +35,7 @@ func txtFunc(data any, _ Options) (string, error) {
 				}
 				return true
 			}
-			b.WriteString(key + ": " + Str(v) + "\n")
+			b.WriteString(key + ": " + py.Str(v) + "\n")
 			return true
 		})
 	case string:
@@ -62,9 +63,9 @@ func noReturnFunc(data any, opts Options) (string, error) {
 				b.WriteString(c.Red + pad + l + c.EndC + "\n")
 			}
 		case *ordered.Map:
-			for _, e := range sortedEntries(x, true) {
-				b.WriteString(c.Cyan + pad + ordered.KeyString(e.key) + c.EndC + ":\n")
-				walk(e.val, indent+4)
+			for _, e := range sortedItems(x) {
+				b.WriteString(c.Cyan + pad + ordered.KeyString(e.Key) + c.EndC + ":\n")
+				walk(e.Value, indent+4)
 			}
 		}
 	}

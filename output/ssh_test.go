@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,7 +31,7 @@ func TestSSHDisplay(t *testing.T) {
 			if out != tc.wantOut {
 				t.Errorf("outputter = %q, want %q", out, tc.wantOut)
 			}
-			if diff := cmp.Diff(Repr(m("h", tc.want)), Repr(doc)); diff != "" {
+			if diff := cmp.Diff(py.Repr(m("h", tc.want)), py.Repr(doc)); diff != "" {
 				t.Errorf("doc (-want +got):\n%s", diff)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -140,7 +141,7 @@ func typeName(v any) string {
 	case int:
 		return "an integer (" + strconv.Itoa(x) + ")"
 	case float64:
-		return "a number (" + ordered.FormatFloat(x) + ")"
+		return "a number (" + py.FormatFloat(x) + ")"
 	case string:
 		return "a string (" + strconv.Quote(x) + ")"
 	case []any:
@@ -247,7 +248,7 @@ func setTimeout(t *Target, f field) error {
 		return wantErr("a number of seconds", f.val)
 	}
 	if s <= 0 || math.IsNaN(s) || math.IsInf(s, 0) || s > 1e9 {
-		return fmt.Errorf("timeout %s out of range", ordered.FormatFloat(s))
+		return fmt.Errorf("timeout %s out of range", py.FormatFloat(s))
 	}
 	t.Timeout = time.Duration(s * float64(time.Second))
 	return nil

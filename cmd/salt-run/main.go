@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/output"
@@ -127,7 +128,7 @@ func stateEvent(ctx context.Context, cl *master.Client, kw *ordered.Map, stdout,
 		if pretty {
 			indent = 4
 		}
-		js, err := output.PyJSON(ev.Data, indent, pretty)
+		js, err := py.JSON(ev.Data, py.JSONOptions{Indent: indent, SortKeys: pretty})
 		if err != nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -390,7 +391,7 @@ func formatFloat(f float64, spec fmtSpec) string {
 			}
 			body = pyGeneral(a, p, spec.alt)
 		default:
-			body = ordered.FormatFloat(a)
+			body = py.FormatFloat(a)
 			if spec.comma && !strings.Contains(body, "e") {
 				ip, fp, _ := strings.Cut(body, ".")
 				body = groupDigits(ip, spec.sep) + "." + fp

@@ -1,10 +1,12 @@
 package jinja
 
 import (
-	"github.com/brinesalt/brine/state/saltyaml"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/brinesalt/brine/internal/py"
+	"github.com/brinesalt/brine/state/saltyaml"
 
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -63,10 +65,10 @@ func writeJSON(b *strings.Builder, v any, o jsonOpts, ind string, pretty bool, d
 		case math.IsNaN(x):
 			b.WriteString("NaN")
 		default:
-			b.WriteString(ordered.FormatFloat(x))
+			b.WriteString(py.FormatFloat(x))
 		}
 	case string:
-		b.WriteString(ordered.QuoteJSON(x, o.ensureASCII))
+		b.WriteString(py.QuoteJSON(x, o.ensureASCII))
 	case *pyList, tuple:
 		items, _ := seqItems(x)
 		if len(items) == 0 {
@@ -113,7 +115,7 @@ func writeJSON(b *strings.Builder, v any, o jsonOpts, ind string, pretty bool, d
 			default:
 				ks = pyStr(k)
 			}
-			b.WriteString(ordered.QuoteJSON(ks, o.ensureASCII))
+			b.WriteString(py.QuoteJSON(ks, o.ensureASCII))
 			b.WriteString(": ")
 			if err := writeJSON(b, x.Value(k), o, ind, pretty, depth+1); err != nil {
 				return err

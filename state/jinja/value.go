@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -251,7 +252,7 @@ func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case float64:
-		b.WriteString(ordered.FormatFloat(x))
+		b.WriteString(py.FormatFloat(x))
 	case string:
 		b.WriteString(quoteRepr(x))
 	case *pyList:

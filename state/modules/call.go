@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -321,7 +322,7 @@ func (f *Function) Signature() string {
 	var parts []string
 	for _, p := range f.Spec.Params {
 		if p.Optional {
-			parts = append(parts, p.Name+"="+pyRepr(p.Default))
+			parts = append(parts, p.Name+"="+py.Repr(p.Default))
 		} else {
 			parts = append(parts, p.Name)
 		}
@@ -334,5 +335,3 @@ func (f *Function) Signature() string {
 	}
 	return f.Name[strings.IndexByte(f.Name, '.')+1:] + "(" + strings.Join(parts, ", ") + ")"
 }
-
-func pyRepr(v any) string { return PyRepr(v) }

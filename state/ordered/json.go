@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 )
 
 // MarshalJSON writes the map as a JSON object in insertion order, with
@@ -110,54 +108,4 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	default:
 		return t, nil // string, bool or nil
 	}
-}
-
-// QuoteJSON is Python's json.dumps of a str: the escapes of
-// py_encode_basestring, and with ascii (ensure_ascii) every rune beyond
-// 0x7e as \uXXXX, astral runes as a UTF-16 surrogate pair.
-func QuoteJSON(s string, ascii bool) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || (ascii && r > 0x7e):
-				if r > 0xffff {
-					r1, r2 := utf16Pair(r)
-					b.WriteString(`\u` + hex4(r1) + `\u` + hex4(r2))
-				} else {
-					b.WriteString(`\u` + hex4(r))
-				}
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func hex4(r rune) string {
-	s := strconv.FormatInt(int64(r), 16)
-	return strings.Repeat("0", 4-len(s)) + s
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }

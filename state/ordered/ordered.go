@@ -10,12 +10,7 @@
 // string, but is a bool").
 package ordered
 
-import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-)
+import "github.com/brinesalt/brine/internal/py"
 
 // Map is a map that remembers the order in which keys were first set.
 // The zero value is an empty map ready to use. A Map is not safe for
@@ -162,50 +157,4 @@ func normKey(k any) any {
 
 // KeyString renders a map key as Python's str() does, which is what Salt
 // shows when a non-string key reaches JSON output.
-func KeyString(k any) string {
-	switch x := k.(type) {
-	case string:
-		return x
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return FormatFloat(x)
-	}
-	return fmt.Sprint(k)
-}
-
-// FormatFloat renders f as Python's repr(float) does: the shortest
-// round-tripping digits, positional between 1e-4 and 1e16, otherwise with
-// an exponent of at least two digits (1e+16, 1e-05).
-func FormatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	i := strings.IndexByte(e, 'e')
-	exp, _ := strconv.Atoi(e[i+1:])
-	if exp >= -4 && exp < 16 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.ContainsAny(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	mant, sign, digits := e[:i], e[i+1], e[i+2:]
-	if len(digits) < 2 {
-		digits = "0" + digits
-	}
-	return mant + "e" + string(sign) + digits
-}
+func KeyString(k any) string { return py.Str(k) }

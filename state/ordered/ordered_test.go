@@ -42,14 +42,3 @@ func TestDecodeJSONKeepsOrder(t *testing.T) {
 		t.Error(diff)
 	}
 }
-
-func TestFormatFloat(t *testing.T) {
-	for f, want := range map[float64]string{
-		1: "1.0", 1.1: "1.1", 1e6: "1000000.0", 1e16: "1e+16", 1e-5: "1e-05",
-		0.0001: "0.0001", -2.5: "-2.5", 123456789012345.6: "123456789012345.6",
-	} {
-		if got := FormatFloat(f); got != want {
-			t.Errorf("FormatFloat(%v) = %q, want %q", f, got, want)
-		}
-	}
-}

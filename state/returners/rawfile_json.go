@@ -6,7 +6,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -21,7 +21,7 @@ func init() { Default.Register("rawfile_json", RawfileJSON) }
 func RawfileJSON(_ context.Context, env *modules.Env, ret *ordered.Map) error {
 	o := Options(env, "rawfile_json", ret, []string{"filename"}, map[string]any{"filename": "/var/log/salt/events"})
 	name := fmt.Sprint(o["filename"])
-	line, err := output.PyJSON(ret, -1, false)
+	line, err := py.JSON(ret, py.JSONOptions{Indent: -1})
 	if err != nil {
 		return fmt.Errorf("encode return for %s: %w", name, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/brinesalt/brine/output"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -62,7 +62,7 @@ func Syslog(_ context.Context, env *modules.Env, ret *ordered.Map) error {
 	if err != nil {
 		return err
 	}
-	msg, err := output.PyJSON(ret, -1, false)
+	msg, err := py.JSON(ret, py.JSONOptions{Indent: -1})
 	if err != nil {
 		return fmt.Errorf("encode return for syslog: %w", err)
 	}

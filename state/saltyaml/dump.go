@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -196,7 +197,7 @@ func reprFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-.inf"
 	}
-	s := strings.ToLower(ordered.FormatFloat(f))
+	s := strings.ToLower(py.FormatFloat(f))
 	if !strings.Contains(s, ".") && strings.Contains(s, "e") {
 		s = strings.Replace(s, "e", ".0e", 1)
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -80,7 +81,7 @@ func runBg(ctx context.Context, c *modules.Call) (any, error) {
 
 func logCmd(c *modules.Call) string {
 	if l, ok := c.Arg("cmd").([]any); ok {
-		return modules.PyRepr(l)
+		return py.Repr(l)
 	}
 	return c.Str("cmd")
 }
@@ -248,7 +249,7 @@ func (p *prepared) setArgv(c *modules.Call, shell string) error {
 		for _, a := range x {
 			p.argv = append(p.argv, ordered.KeyString(a))
 		}
-		p.display = modules.PyRepr(x)
+		p.display = py.Repr(x)
 	default:
 		cmd := ordered.KeyString(x)
 		p.display = cmd
@@ -272,7 +273,7 @@ func (p *prepared) setArgv(c *modules.Call, shell string) error {
 		for i, a := range argv {
 			l[i] = a
 		}
-		p.display = modules.PyRepr(l)
+		p.display = py.Repr(l)
 	}
 	if len(p.argv) == 0 {
 		return &modules.ExecutionError{Msg: fmt.Sprintf("Unable to run command '%s' with the context '%s', reason: list index out of range", p.display, p.dir)}

@@ -25,7 +25,7 @@ func lookupFunc(tgtType any) (matchFunc, error) {
 	if f, ok := funcs[name]; ok {
 		return f, nil
 	}
-	return nil, modules.Errorf("KeyError: %s", modules.PyRepr(tgtType))
+	return nil, modules.Errorf("KeyError: %s", py.Repr(tgtType))
 }
 
 // matchArgs is filter_by's `(key, minion_id) if minion_id else (key,)`:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
 	"github.com/brinesalt/brine/state/ordered"
@@ -88,7 +89,7 @@ func parseNetwork(s string) (netip.Prefix, error) {
 	addr, mask, ok := strings.Cut(strings.TrimSpace(s), "/")
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("%s does not appear to be an IPv4 or IPv6 network", modules.PyRepr(s))
+		return netip.Prefix{}, fmt.Errorf("%s does not appear to be an IPv4 or IPv6 network", py.Repr(s))
 	}
 	bits := ip.BitLen()
 	if ok {
@@ -97,7 +98,7 @@ func parseNetwork(s string) (netip.Prefix, error) {
 		} else if n, ok := netmaskBits(mask); ok && ip.Is4() {
 			bits = n
 		} else {
-			return netip.Prefix{}, fmt.Errorf("%s does not appear to be an IPv4 or IPv6 network", modules.PyRepr(s))
+			return netip.Prefix{}, fmt.Errorf("%s does not appear to be an IPv4 or IPv6 network", py.Repr(s))
 		}
 	}
 	return netip.PrefixFrom(ip.WithZone(""), bits).Masked(), nil
@@ -262,7 +263,7 @@ func reversePointer(ip netip.Addr) string {
 func parseIP(s string) (netip.Addr, error) {
 	ip, err := netip.ParseAddr(strings.TrimSpace(s))
 	if err != nil {
-		return ip, modules.Errorf("%s does not appear to be an IPv4 or IPv6 address", modules.PyRepr(s))
+		return ip, modules.Errorf("%s does not appear to be an IPv4 or IPv6 address", py.Repr(s))
 	}
 	return ip, nil
 }
@@ -270,7 +271,7 @@ func parseIP(s string) (netip.Addr, error) {
 func parseByte(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return 0, fmt.Errorf("invalid literal for int() with base 10: %s", modules.PyRepr(s))
+		return 0, fmt.Errorf("invalid literal for int() with base 10: %s", py.Repr(s))
 	}
 	return n, nil
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
 	"github.com/brinesalt/brine/state/ordered"
@@ -172,7 +173,7 @@ func parseSignal(v any) (syscall.Signal, error) {
 			return s, nil
 		}
 	}
-	return 0, modules.Invalidf("invalid signal %s", modules.PyRepr(v))
+	return 0, modules.Invalidf("invalid signal %s", py.Repr(v))
 }
 
 func signalJob(env *modules.Env, jid string, sig syscall.Signal) string {

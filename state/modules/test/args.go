@@ -57,13 +57,13 @@ func allKwargs(c *modules.Call) *ordered.Map {
 
 func argRepr(_ context.Context, c *modules.Call) (any, error) {
 	a := args(c)
-	tuple := modules.PyRepr(a)
+	tuple := py.Repr(a)
 	tuple = "(" + tuple[1:len(tuple)-1]
 	if len(a) == 1 {
 		tuple += ","
 	}
 	tuple += ")"
-	return ordered.FromPairs("args", tuple, "kwargs", modules.PyRepr(allKwargs(c))), nil
+	return ordered.FromPairs("args", tuple, "kwargs", py.Repr(allKwargs(c))), nil
 }
 
 func argType(_ context.Context, c *modules.Call) (any, error) {
@@ -95,7 +95,7 @@ func crossTest(ctx context.Context, c *modules.Call) (any, error) {
 	ret, err := c.Env.Run(ctx, c.Str("func"), a, nil)
 	var unavailable *modules.UnavailableError
 	if errors.As(err, &unavailable) {
-		return nil, fmt.Errorf("KeyError: %s", modules.PyRepr(c.Str("func")))
+		return nil, fmt.Errorf("KeyError: %s", py.Repr(c.Str("func")))
 	}
 	return ret, err
 }
@@ -167,8 +167,8 @@ func excMessage(a []any) string {
 		if s, ok := a[0].(string); ok {
 			return s
 		}
-		return modules.PyRepr(a[0])
+		return py.Repr(a[0])
 	}
-	r := modules.PyRepr(a)
+	r := py.Repr(a)
 	return "(" + r[1:len(r)-1] + ")"
 }

@@ -106,7 +106,7 @@ func intArg(c *modules.Call, name string) (int, error) {
 	n, ok := toInt(v)
 	if !ok {
 		if s, isStr := v.(string); isStr {
-			return 0, fmt.Errorf("ValueError: invalid literal for int() with base 10: %s", modules.PyRepr(s))
+			return 0, fmt.Errorf("ValueError: invalid literal for int() with base 10: %s", py.Repr(s))
 		}
 		return 0, fmt.Errorf("TypeError: int() argument must be a string, a bytes-like object or a real number, not '%s'", py.TypeName(v))
 	}

@@ -247,7 +247,7 @@ func mergeDefault(c *modules.Call, p *ordered.Map, key, delim string, def any, m
 			return pillar.Update(ordered.DeepCopy(d).(*ordered.Map), m, mergeLists), true
 		}
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is a dict, but the returned pillar value (%s) is of type '%s'. Merge will be skipped.",
-			modules.PyRepr(d), modules.PyRepr(v), py.TypeName(v)))
+			py.Repr(d), py.Repr(v), py.TypeName(v)))
 	case []any:
 		if !ok {
 			v = []any{}
@@ -256,10 +256,10 @@ func mergeDefault(c *modules.Call, p *ordered.Map, key, delim string, def any, m
 			return pillar.MergeLists(d, l), true
 		}
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is a list, but the returned pillar value (%s) is of type '%s'. Merge will be skipped.",
-			modules.PyRepr(d), modules.PyRepr(v), py.TypeName(v)))
+			py.Repr(d), py.Repr(v), py.TypeName(v)))
 	default:
 		logger(c.Env).Error(fmt.Sprintf("pillar.get: Default (%s) is of type '%s', must be a dict or list to merge. Merge will be skipped.",
-			modules.PyRepr(def), py.TypeName(def)))
+			py.Repr(def), py.TypeName(def)))
 	}
 	return nil, false
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/output"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
@@ -36,7 +35,7 @@ func serializeData(name string, data any) (string, error) {
 		out = strings.TrimSuffix(out, "\n")
 		return strings.TrimSuffix(out, "\n..."), nil
 	case "json":
-		return output.PyJSON(data, 2, true)
+		return py.JSON(data, py.JSONOptions{Indent: 2, SortKeys: true})
 	}
 	return "", fmt.Errorf("no serializer %s", name)
 }

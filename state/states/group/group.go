@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -66,7 +67,7 @@ func (ch change) repr() string {
 		for i, s := range v {
 			l[i] = s
 		}
-		r := modules.PyRepr(l)
+		r := py.Repr(l)
 		if ch.set {
 			if len(v) == 0 {
 				return "set()"

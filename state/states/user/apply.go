@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -67,7 +68,7 @@ func update(ctx context.Context, c *states.Call, r *states.Result, d *desired, c
 		return nil, err
 	}
 	post.Range(func(k, v any) bool {
-		if modules.PyRepr(v) != modules.PyRepr(pre.Value(k)) {
+		if py.Repr(v) != py.Repr(pre.Value(k)) {
 			r.Changes.Set(k, v)
 		}
 		return true
@@ -78,7 +79,7 @@ func update(ctx context.Context, c *states.Call, r *states.Result, d *desired, c
 			return nil, err
 		}
 		spost.Range(func(k, v any) bool {
-			if modules.PyRepr(v) != modules.PyRepr(lshad.Value(k)) {
+			if py.Repr(v) != py.Repr(lshad.Value(k)) {
 				if k == "passwd" {
 					v = redacted
 				}
@@ -96,7 +97,7 @@ func update(ctx context.Context, c *states.Call, r *states.Result, d *desired, c
 	}
 	if left.Len() > 0 {
 		r.Result = states.False
-		r.Comment = fmt.Sprintf("These values could not be changed: %s", modules.PyRepr(left))
+		r.Comment = fmt.Sprintf("These values could not be changed: %s", py.Repr(left))
 	}
 	return r, nil
 }
