@@ -128,7 +128,7 @@ func VerifyTops(top *ordered.Map) []string {
 				case *ordered.Map:
 					x.Range(func(_, v any) bool {
 						if !truthyVal(v) {
-							errs = append(errs, fmt.Sprintf("Improperly formatted top file matcher in saltenv %s: %s file", pyRepr(x), str(v)))
+							errs = append(errs, fmt.Sprintf("Improperly formatted top file matcher in saltenv %s: %s file", py.Repr(x), str(v)))
 						}
 						return true
 					})

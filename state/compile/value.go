@@ -102,26 +102,3 @@ func First(m *ordered.Map) (string, any, bool) { return first(m) }
 
 // str renders a scalar as Python's str() does.
 func str(v any) string { return ordered.KeyString(v) }
-
-// pyRepr renders a value roughly as Python's repr/str of a container does,
-// for error messages that embed data.
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return "'" + strings.ReplaceAll(x, "'", `\'`) + "'"
-	case *ordered.Map:
-		parts := make([]string, 0, x.Len())
-		x.Range(func(k, val any) bool {
-			parts = append(parts, pyRepr(k)+": "+pyRepr(val))
-			return true
-		})
-		return "{" + strings.Join(parts, ", ") + "}"
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	}
-	return ordered.KeyString(v)
-}

@@ -27,7 +27,7 @@ func VerifyHigh(high *ordered.Map) []string {
 				str(nameK), sls, py.TypeName(nameK)))
 		}
 		if !isMap {
-			errs = append(errs, fmt.Sprintf("The type %s in %s is not formatted as a dictionary", str(nameK), pyRepr(bv)))
+			errs = append(errs, fmt.Sprintf("The type %s in %s is not formatted as a dictionary", str(nameK), py.Repr(bv)))
 			return true
 		}
 		name := str(nameK)
@@ -121,7 +121,7 @@ func verifyReqs(name, sls, state string, rl []any, reqs map[string]map[string]st
 		case *ordered.Map:
 			rm = r
 		default:
-			errs = append(errs, fmt.Sprintf("Requisite declaration %s in SLS %s is not formed as a single key dictionary", pyRepr(req), sls))
+			errs = append(errs, fmt.Sprintf("Requisite declaration %s in SLS %s is not formed as a single key dictionary", py.Repr(req), sls))
 			continue
 		}
 		reqKey, reqVal, _ := first(rm)
@@ -130,7 +130,7 @@ func verifyReqs(name, sls, state string, rl []any, reqs map[string]map[string]st
 		}
 		switch reqVal.(type) {
 		case []any, *ordered.Map:
-			errs = append(errs, fmt.Sprintf("Illegal requisite \"%s\", please check your syntax.\n", pyRepr(reqVal)))
+			errs = append(errs, fmt.Sprintf("Illegal requisite \"%s\", please check your syntax.\n", py.Repr(reqVal)))
 			continue
 		}
 		rv := str(reqVal)

@@ -63,7 +63,7 @@ func percentFormat(r *runner, format string, arg any) (any, error) {
 			}
 			v, ok := lookupKey(mapping, key)
 			if !ok {
-				return nil, runtimeErr("%s", quoteRepr(key))
+				return nil, runtimeErr("%s", py.QuoteString(key))
 			}
 			val, haveVal, usedMap = v, true, true
 		}
@@ -661,7 +661,7 @@ func (r *runner) formatField(field string, args []any, kw *ordered.Map, auto *in
 	default:
 		val, ok := kw.Get(name)
 		if !ok {
-			return "", runtimeErr("%s", quoteRepr(name))
+			return "", runtimeErr("%s", py.QuoteString(name))
 		}
 		v = val
 	}

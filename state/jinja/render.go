@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -373,7 +374,7 @@ func (r *runner) execFromImport(n *fromImportNode, f *frame) error {
 	for _, pair := range n.names {
 		v, ok := m.exports.Get(pair[0])
 		if !ok {
-			v = &undefined{hint: "the template " + quoteRepr(m.name) + " (imported on line " + itoa(n.line) + ") does not export the requested name " + quoteRepr(pair[0])}
+			v = &undefined{hint: "the template " + py.QuoteString(m.name) + " (imported on line " + itoa(n.line) + ") does not export the requested name " + py.QuoteString(pair[0])}
 		}
 		f.vars[pair[1]] = v
 	}

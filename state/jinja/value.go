@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
@@ -254,7 +252,7 @@ func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 	case float64:
 		b.WriteString(py.FormatFloat(x))
 	case string:
-		b.WriteString(quoteRepr(x))
+		b.WriteString(py.QuoteString(x))
 	case *pyList:
 		if seen[x] {
 			b.WriteString("[...]")
@@ -321,46 +319,6 @@ func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 	default:
 		fmt.Fprintf(b, "<%s object>", typeName(v))
 	}
-}
-
-// quoteRepr quotes s as Python's repr(str) does.
-func quoteRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == utf8.RuneError:
-			b.WriteString(`\ufffd`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && !unicode.IsPrint(r) && r != ' ':
-			switch {
-			case r <= 0xff:
-				fmt.Fprintf(&b, `\x%02x`, r)
-			case r <= 0xffff:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			default:
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
 }
 
 // seqItems returns the elements of a list or tuple.

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -237,7 +238,7 @@ func (d *decoder) scalar(n *Node) (any, error) {
 	}
 	v, msg, ok := constructScalar(tag, n.Value)
 	if !ok {
-		return nil, nodeError(n, "could not determine a constructor for the tag %s", pyRepr(tag))
+		return nil, nodeError(n, "could not determine a constructor for the tag %s", py.QuoteString(tag))
 	}
 	if msg != "" {
 		e := nodeError(n, "%s", msg)
@@ -258,7 +259,7 @@ func (d *decoder) sequence(n *Node) (any, error) {
 	case tagStr, tagInt, tagFloat, tagBool, tagNull, tagTimestamp, tagBinary, tagUnicode:
 		return nil, nodeError(n, "expected a scalar node, but found sequence")
 	default:
-		return nil, nodeError(n, "could not determine a constructor for the tag %s", pyRepr(tag))
+		return nil, nodeError(n, "could not determine a constructor for the tag %s", py.QuoteString(tag))
 	}
 	out := make([]any, 0, len(n.Content))
 	for _, c := range n.Content {
@@ -309,7 +310,7 @@ func (d *decoder) mapping(n *Node) (any, error) {
 	case tagStr, tagInt, tagFloat, tagBool, tagNull, tagTimestamp, tagBinary, tagUnicode:
 		return nil, nodeError(n, "expected a scalar node, but found mapping")
 	default:
-		return nil, nodeError(n, "could not determine a constructor for the tag %s", pyRepr(tag))
+		return nil, nodeError(n, "could not determine a constructor for the tag %s", py.QuoteString(tag))
 	}
 	pairs, err := d.flatten(n)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/brinesalt/brine/internal/py"
 )
 
 // Long tag names as PyYAML reports them.
@@ -111,7 +113,7 @@ func constructScalar(tag, value string) (v any, msg string, ok bool) {
 	case tagBool:
 		b, found := boolValues[strings.ToLower(value)]
 		if !found {
-			return nil, fmt.Sprintf("%s", pyRepr(strings.ToLower(value))), true
+			return nil, fmt.Sprintf("%s", py.QuoteString(strings.ToLower(value))), true
 		}
 		return b, "", true
 	case tagInt:
@@ -208,7 +210,7 @@ func parseInt(s string, base, sign int) (any, string) {
 			return f, ""
 		}
 	}
-	return nil, fmt.Sprintf("invalid literal for int() with base %d: %s", base, pyRepr(s))
+	return nil, fmt.Sprintf("invalid literal for int() with base %d: %s", base, py.QuoteString(s))
 }
 
 // constructFloat is PyYAML's construct_yaml_float.
@@ -231,7 +233,7 @@ func constructFloat(raw string) (any, string) {
 		for _, part := range strings.Split(value, ":") {
 			d, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 			if err != nil {
-				return nil, fmt.Sprintf("could not convert string to float: %s", pyRepr(part))
+				return nil, fmt.Sprintf("could not convert string to float: %s", py.QuoteString(part))
 			}
 			f = f*60 + d
 		}
@@ -239,7 +241,7 @@ func constructFloat(raw string) (any, string) {
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	if err != nil && !isRangeErr(err) {
-		return nil, fmt.Sprintf("could not convert string to float: %s", pyRepr(value))
+		return nil, fmt.Sprintf("could not convert string to float: %s", py.QuoteString(value))
 	}
 	return sign * f, ""
 }
@@ -247,12 +249,4 @@ func constructFloat(raw string) (any, string) {
 func isRangeErr(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
-}
-
-// pyRepr quotes s as Python's repr() does for simple strings.
-func pyRepr(s string) string {
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 }

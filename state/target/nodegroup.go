@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/brinesalt/brine/internal/py"
 )
 
 // nodegroupWords returns the words of a nodegroup definition: a string is
@@ -19,7 +21,7 @@ func nodegroupWords(name string, def any) ([]string, error) {
 	case []any:
 		out := make([]string, len(x))
 		for i, e := range x {
-			out[i] = pyStr(e)
+			out[i] = py.Str(e)
 		}
 		return out, nil
 	}

@@ -56,28 +56,6 @@ func TestYamlifyKey(t *testing.T) {
 	}
 }
 
-func TestPyStr(t *testing.T) {
-	tests := []struct {
-		in   any
-		want string
-	}{
-		{"x", "x"},
-		{true, "True"},
-		{nil, "None"},
-		{1.0, "1.0"},
-		{[]any{"a", 1, nil}, "['a', 1, None]"},
-		{ordered.FromPairs("k", "v", 1, []any{}), "{'k': 'v', 1: []}"},
-		{[]any{"it's"}, `["it's"]`},
-		{[]any{"a\tb\\"}, `['a\tb\\']`},
-		{[]any{"\x01é"}, `['\x01é']`},
-	}
-	for _, tt := range tests {
-		if got := pyStr(tt.in); got != tt.want {
-			t.Errorf("pyStr(%#v) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestPyInt(t *testing.T) {
 	tests := []struct {
 		in   string

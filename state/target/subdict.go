@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -252,7 +253,7 @@ func (l *leafMatcher) match(v any) bool {
 	if l.isAll {
 		return true
 	}
-	t := pyStr(v)
+	t := py.Str(v)
 	switch l.mode {
 	case modeGlob:
 		return l.glob.matchLower(t)
