@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -108,7 +109,7 @@ func (inv *Inventory) parseINI(src []byte, file string) error {
 // iniHostLine is `pattern[:port] key=value …`, split as shlex does with
 // comments on; each value goes through Ansible's literal_eval.
 func iniHostLine(inv *Inventory, group, line string, lineno int) error {
-	toks, err := shlexSplit(stripINIComment(line))
+	toks, err := py.Split(stripINIComment(line))
 	if err != nil {
 		return fmt.Errorf("host line: %w", err)
 	}

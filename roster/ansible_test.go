@@ -157,7 +157,7 @@ func TestAnsibleINIErrors(t *testing.T) {
 		{"[a]\nh[1:2:0]\n", 2, "not numeric"},
 		{"[a]\nh[01:100]\n", 2, "equal-length"},
 		{"[a]\nh[0:99999999]\n", 2, "more than"},
-		{"[a]\nh 'open\n", 2, "no closing quotation"},
+		{"[a]\nh 'open\n", 2, "No closing quotation"},
 		{"[a:children]\nb\n[b:children]\na\n", 4, "recursive dependency loop"},
 		{"[a]\nh:\n", 2, "trailing colon"},
 		{"[a]\nh\n[a:vars]\nnovalue\n", 4, "expected key=value"},

@@ -286,7 +286,7 @@ func setPreFlightArgs(t *Target, f field) error {
 		}
 		t.SSHPreFlightArgs = args
 	case string, int, float64, bool:
-		args, err := shlexSplit(ordered.KeyString(x))
+		args, err := py.Split(ordered.KeyString(x))
 		if err != nil {
 			return err
 		}

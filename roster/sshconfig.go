@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/hashicorp/go-multierror"
 )
 
@@ -446,7 +447,7 @@ func splitSSHLine(s string) (string, []string, error) {
 	if strings.HasPrefix(rest, "=") {
 		rest = strings.TrimLeft(rest[1:], " \t")
 	}
-	args, err := shlexSplit(stripINIComment(rest))
+	args, err := py.Split(stripINIComment(rest))
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", key, err)
 	}

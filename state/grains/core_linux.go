@@ -75,7 +75,9 @@ func (o GatherOptions) cpuMem() map[string]any {
 		g[k] = v
 	}
 	if cmd, err := o.readFile("/proc/cmdline"); err == nil {
-		g["kernelparams"] = kernelParams(cmd)
+		if kp := kernelParams(cmd); kp != nil {
+			g["kernelparams"] = kp
+		}
 	}
 	if md, err := o.readFile("/proc/mdstat"); err == nil {
 		g["mdadm"] = mdadmDevices(md)

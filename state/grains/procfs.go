@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/brinesalt/brine/internal/py"
 )
 
 // cpuData parses /proc/cpuinfo as core.py's _linux_cpudata does:
@@ -79,57 +81,21 @@ func memData(text string) map[string]any {
 
 // kernelParams parses /proc/cmdline into Salt's kernelparams grain: a
 // list of [name, value] pairs, value None without "=" or with several.
+// A command line shlex.split cannot read (an open quote) gives no grain,
+// as the exception does in salt/grains/core.py.
 func kernelParams(cmdline string) []any {
+	words, err := py.Split(cmdline)
+	if err != nil {
+		return nil
+	}
 	out := []any{}
-	for _, item := range shlexSplit(cmdline) {
+	for _, item := range words {
 		parts := strings.Split(item, "=")
 		var val any
 		if len(parts) == 2 {
 			val = strings.Trim(parts[1], `"`)
 		}
 		out = append(out, []any{parts[0], val})
-	}
-	return out
-}
-
-// shlexSplit splits s as Python's shlex.split does in POSIX mode, for
-// the simple quoting /proc/cmdline uses.
-func shlexSplit(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
-				i++
-				cur.WriteByte(s[i])
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, inWord = c, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		out = append(out, cur.String())
 	}
 	return out
 }

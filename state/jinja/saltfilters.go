@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
 )
@@ -177,20 +178,7 @@ func fQuote(r *runner, v any, _ []any, _ *ordered.Map) (any, error) {
 	if !ok {
 		return nil, typeErr("expected string or bytes-like object, got '%s'", typeName(v))
 	}
-	if s == "" {
-		return "''", nil
-	}
-	safe := true
-	for _, c := range s {
-		if !(c < 0x80 && (unicode.IsLetter(c) || unicode.IsDigit(c)) || strings.ContainsRune("@%+=:,./-_", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s, nil
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'", nil
+	return py.Quote(s), nil
 }
 
 func regexFlags(r *runner, args []any, kw *ordered.Map, from int) (bool, bool) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
 )
@@ -40,7 +41,7 @@ func cmdYAML(ctx context.Context, x *ExtCall) (any, error) {
 
 func cmdJSON(ctx context.Context, x *ExtCall) (any, error) {
 	command := strings.ReplaceAll(x.Str("command"), "%s", x.MinionID)
-	argv, err := shlexSplit(command)
+	argv, err := py.Split(command)
 	var out string
 	if err == nil && len(argv) == 0 {
 		err = fmt.Errorf("empty command")
@@ -89,59 +90,4 @@ func runCommand(ctx context.Context, argv []string, withStderr bool) (string, er
 		return "", fmt.Errorf("run %s: %w", argv[0], err)
 	}
 	return strings.TrimRight(out.String(), " \t\r\n"), nil
-}
-
-// shlexSplit splits s as Python's shlex.split (POSIX mode): whitespace
-// separates words, quotes group, backslash escapes outside single quotes.
-func shlexSplit(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			if quote == '"' && r != '"' && r != '\\' {
-				cur.WriteRune('\\')
-			}
-			cur.WriteRune(r)
-			escaped = false
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\\':
-			escaped, inWord = true, true
-		case quote == '"':
-			if r == '"' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if escaped {
-		return nil, fmt.Errorf("No escaped character")
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("No closing quotation")
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }

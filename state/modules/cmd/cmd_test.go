@@ -234,25 +234,6 @@ func TestRunBg(t *testing.T) {
 	t.Error("background command did not run")
 }
 
-func TestShlexSplit(t *testing.T) {
-	for in, want := range map[string][]string{
-		`echo "a b" 'c d' e\ f`: {"echo", "a b", "c d", "e f"},
-		`a "x\"y" 'p\q'`:        {"a", `x"y`, `p\q`},
-		`  `:                    nil,
-	} {
-		got, err := ShlexSplit(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("ShlexSplit(%q) (-want +got):\n%s", in, diff)
-		}
-	}
-	if _, err := ShlexSplit(`"open`); err == nil || err.Error() != "No closing quotation" {
-		t.Errorf("unclosed quote err = %v", err)
-	}
-}
-
 func mustJSON(v any) string {
 	b, err := v.(*ordered.Map).MarshalJSON()
 	if err != nil {

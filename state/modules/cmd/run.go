@@ -264,7 +264,7 @@ func (p *prepared) setArgv(c *modules.Call, shell string) error {
 			p.argv = []string{cmd}
 			return nil
 		}
-		argv, err := ShlexSplit(cmd)
+		argv, err := py.Split(cmd)
 		if err != nil {
 			return &modules.ExecutionError{Msg: fmt.Sprintf("ValueError: %s", err)}
 		}

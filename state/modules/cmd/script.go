@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -59,7 +60,7 @@ func script(ctx context.Context, c *modules.Call) (any, error) {
 		case []any:
 			argv = append(argv, x...)
 		default:
-			parts, err := ShlexSplit(ordered.KeyString(x))
+			parts, err := py.Split(ordered.KeyString(x))
 			if err != nil {
 				return nil, &modules.ExecutionError{Msg: "ValueError: " + err.Error()}
 			}

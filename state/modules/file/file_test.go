@@ -257,16 +257,24 @@ func TestLine(t *testing.T) {
 }
 
 func TestWhitespaceSplitRegex(t *testing.T) {
-	re := regexp.MustCompile(WhitespaceSplitRegex("foo  bar\nbaz"))
+	pat, err := WhitespaceSplitRegex("foo  bar\nbaz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(pat)
 	if !re.MatchString("x\n foo bar   baz\n") {
 		t.Errorf("%s does not match reflowed text", re)
 	}
 	// As in Salt, a line with " only treats ' as a quote.
-	if got := shlexSplit(`a "b c" d`); !cmp.Equal(got, []string{"a", `"b`, `c"`, "d"}) {
-		t.Errorf("shlexSplit = %q", got)
+	if got, err := whitespaceWords(`a "b c" d`); err != nil || !cmp.Equal(got, []string{"a", `"b`, `c"`, "d"}) {
+		t.Errorf("whitespaceWords = %q, %v", got, err)
 	}
-	if got := shlexSplit(`a "b c" 'd'`); !cmp.Equal(got, []string{"a", `"b c"`, `'d'`}) {
-		t.Errorf("shlexSplit = %q", got)
+	if got, err := whitespaceWords(`a "b c" 'd'`); err != nil || !cmp.Equal(got, []string{"a", `"b c"`, `'d'`}) {
+		t.Errorf("whitespaceWords = %q, %v", got, err)
+	}
+	// An unclosed quote of the active kind is shlex's ValueError.
+	if _, err := WhitespaceSplitRegex(`a ' "b`); err == nil || err.Error() != "No closing quotation" {
+		t.Errorf("unclosed quote: err = %v", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -323,63 +324,21 @@ func ensureLine(lines []string, o LineOpts, content string, before, after []stri
 
 // WhitespaceSplitRegex is salt.utils.stringutils.build_whitespace_split_regex:
 // a multiline pattern matching text's lines with any whitespace between
-// their shell-like words.
-func WhitespaceSplitRegex(text string) string {
+// their shell-like words. A line with an unclosed quote is shlex's
+// ValueError, as in Salt.
+func WhitespaceSplitRegex(text string) (string, error) {
 	var b strings.Builder
 	for _, l := range SplitLines(text) {
-		parts := shlexSplit(l)
+		parts, err := whitespaceWords(l)
+		if err != nil {
+			return "", err
+		}
 		for i, p := range parts {
 			parts[i] = regexp.QuoteMeta(p)
 		}
 		b.WriteString(`(?:[\s]+)?` + strings.Join(parts, `(?:[\s]+)?`) + `(?:[\s]+)?`)
 	}
-	return `(?m)^` + b.String() + `$`
-}
-
-// shlexSplit is non-POSIX shlex with whitespace_split: words end at
-// whitespace outside quotes, and quotes stay in the words. As in Salt,
-// only the quote kind the line does not contain is active.
-func shlexSplit(s string) []string {
-	quotes := `'"`
-	switch {
-	case strings.Contains(s, `'\"`):
-		quotes = ""
-	case strings.Contains(s, "'"):
-		quotes = `"`
-	case strings.Contains(s, `"`):
-		quotes = "'"
-	}
-	var out []string
-	var cur strings.Builder
-	var inQuote byte
-	has := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inQuote != 0:
-			cur.WriteByte(c)
-			if c == inQuote {
-				inQuote = 0
-			}
-		case strings.IndexByte(quotes, c) >= 0:
-			inQuote = c
-			cur.WriteByte(c)
-			has = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if has {
-				out = append(out, cur.String())
-				cur.Reset()
-				has = false
-			}
-		default:
-			cur.WriteByte(c)
-			has = true
-		}
-	}
-	if has {
-		out = append(out, cur.String())
-	}
-	return out
+	return `(?m)^` + b.String() + `$`, nil
 }
 
 // Search is file.search: whether pattern matches the file's content.
@@ -444,4 +403,22 @@ func writeOrCreate(path string, data []byte) error {
 		return modules.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// whitespaceWords is build_whitespace_split_regex's __build_parts: a
+// non-POSIX shlex that splits at whitespace, with only the quote kind
+// the line does not contain active (neither when it holds '\").
+func whitespaceWords(s string) ([]string, error) {
+	l := py.NewLexer(false)
+	l.WhitespaceSplit = true
+	l.Commenters = ""
+	switch {
+	case strings.Contains(s, `'\"`):
+		l.Quotes = ""
+	case strings.Contains(s, "'"):
+		l.Quotes = `"`
+	case strings.Contains(s, `"`):
+		l.Quotes = "'"
+	}
+	return l.Tokens(s)
 }

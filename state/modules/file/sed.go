@@ -9,7 +9,6 @@ import (
 
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/cmd"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -30,7 +29,7 @@ func sedArgv(options, expr, path string) ([]any, error) {
 	if runtime.GOOS == "darwin" {
 		options = strings.ReplaceAll(options, "-r", "-E")
 	}
-	opts, err := cmd.ShlexSplit(options)
+	opts, err := py.Split(options)
 	if err != nil {
 		return nil, modules.Errorf("%s", err.Error())
 	}

@@ -150,7 +150,9 @@ func appendState(ctx context.Context, c *states.Call) (*states.Result, error) {
 	for _, chunk := range chunks {
 		pat := chunk
 		if c.Bool("ignore_whitespace") {
-			pat = fmod.WhitespaceSplitRegex(chunk)
+			if pat, err = fmod.WhitespaceSplitRegex(chunk); err != nil {
+				return nil, err
+			}
 		}
 		if found, err := fmod.Search(name, pat, 8, true, false); err == nil && found {
 			continue
@@ -233,7 +235,11 @@ func prependState(ctx context.Context, c *states.Call) (*states.Result, error) {
 	count := 0
 	for _, chunk := range chunks {
 		if !header {
-			if found, err := fmod.Search(name, fmod.WhitespaceSplitRegex(chunk), 8, true, false); err == nil && found {
+			pat, err := fmod.WhitespaceSplitRegex(chunk)
+			if err != nil {
+				return nil, err
+			}
+			if found, err := fmod.Search(name, pat, 8, true, false); err == nil && found {
 				continue
 			}
 		}
