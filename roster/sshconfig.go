@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/py"
+	"github.com/brinesalt/brine/internal/sshpattern"
 	"github.com/hashicorp/go-multierror"
 )
 
@@ -230,7 +231,7 @@ func (c sshCond) match(alias string) bool {
 	case c.all:
 		return true
 	}
-	return matchHostPatterns(c.patterns, alias)
+	return sshpattern.MatchHost(c.patterns, alias)
 }
 
 // Lookup returns the first value of key (lowercase) that applies to
@@ -245,51 +246,6 @@ func (sc *SSHConfig) Lookup(alias, key string) (sshOption, bool) {
 		}
 	}
 	return sshOption{}, false
-}
-
-// matchHostPatterns is OpenSSH's match_hostname over a pattern list: some
-// pattern matches and no negated (!) pattern does, case-insensitively.
-func matchHostPatterns(patterns []string, host string) bool {
-	host = strings.ToLower(host)
-	hit := false
-	for _, p := range patterns {
-		neg := strings.HasPrefix(p, "!")
-		if neg {
-			p = p[1:]
-		}
-		if wildMatch(strings.ToLower(p), host) {
-			if neg {
-				return false
-			}
-			hit = true
-		}
-	}
-	return hit
-}
-
-// wildMatch matches * and ? as OpenSSH's match_pattern does.
-func wildMatch(p, s string) bool {
-	pi, si, star, mark := 0, 0, -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
-			pi++
-			si++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
 }
 
 // configFS is how ParseSSHConfig reads files, so tests and fuzzing need

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brinesalt/brine/internal/sshpattern"
 	"github.com/kevinburke/ssh_config"
 )
 
@@ -335,7 +336,7 @@ func matchPatterns(pats []*ssh_config.Pattern, s string) bool {
 	hit := false
 	for _, p := range pats {
 		pat, neg := strings.CutPrefix(p.String(), "!")
-		if wildMatch(pat, s) {
+		if sshpattern.Match(pat, s) {
 			if neg {
 				return false
 			}
@@ -343,32 +344,6 @@ func matchPatterns(pats []*ssh_config.Pattern, s string) bool {
 		}
 	}
 	return hit
-}
-
-// wildMatch matches * (any run) and ? (exactly one byte) as OpenSSH's
-// match_pattern does.
-func wildMatch(p, s string) bool {
-	pi, si, star, mark := 0, 0, -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
-			pi++
-			si++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
 }
 
 func (l *lookup) remoteUser() string {

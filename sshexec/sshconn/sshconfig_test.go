@@ -109,22 +109,6 @@ func TestSSHConfigMissingAndBroken(t *testing.T) {
 	}
 }
 
-func TestWildMatch(t *testing.T) {
-	tests := []struct {
-		p, s string
-		want bool
-	}{
-		{"web?", "web1", true}, {"web?", "web", false}, {"web?", "web12", false},
-		{"*.example.com", "a.example.com", true}, {"*.example.com", "example.com", false},
-		{"10.0.*.1", "10.0.3.1", true}, {"*", "", true}, {"a*b*c", "aXbYc", true}, {"a*b*c", "aXbY", false},
-	}
-	for _, tc := range tests {
-		if got := wildMatch(tc.p, tc.s); got != tc.want {
-			t.Errorf("wildMatch(%q, %q) = %v", tc.p, tc.s, got)
-		}
-	}
-}
-
 func FuzzSSHConfig(f *testing.F) {
 	f.Add("Host a b*\n  HostName %h.x\nMatch host a,!b user u\n  Port 22\nInclude nothing\n")
 	f.Add("Match exec \"x\"\nIdentityFile ~/%r/%u/%%\n")
