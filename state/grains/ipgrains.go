@@ -95,11 +95,11 @@ func ntop(a netip.Addr) string {
 	return a.String()
 }
 
-// pyStr formats a as Python's str(ipaddress.ip_address(...)) does in
+// ipaddressStr formats a as Python's str(ipaddress.ip_address(...)) does in
 // the Python 3.10 of Salt 3006's onedir: RFC 5952 like netip's String,
 // except that an IPv4-mapped address is hex too (::ffff:a01:101, not
 // ::ffff:10.1.1.1).
-func pyStr(a netip.Addr) string {
+func ipaddressStr(a netip.Addr) string {
 	if a.Is4In6() && a.Zone() == "" {
 		b := a.As16()
 		return fmt.Sprintf("::ffff:%x:%x", uint16(b[12])<<8|uint16(b[13]), uint16(b[14])<<8|uint16(b[15]))
@@ -117,7 +117,7 @@ func pySortedAddrs(a []netip.Addr) []any {
 		if i > 0 && x == a[i-1] {
 			continue
 		}
-		out = append(out, pyStr(x))
+		out = append(out, ipaddressStr(x))
 	}
 	return out
 }

@@ -98,7 +98,7 @@ func EncodeScalar(v any) (string, error) {
 	case string:
 		return DumpDQuote(x), nil
 	case []any, *ordered.Map:
-		return "", fmt.Errorf("yaml_encode() only works with YAML scalar data; failed for %s", pyTypeName(v))
+		return "", fmt.Errorf("yaml_encode() only works with YAML scalar data; failed for %s", pyClassRepr(v))
 	}
 	n, err := represent(v, DumpOptions{})
 	if err != nil {
@@ -107,7 +107,8 @@ func EncodeScalar(v any) (string, error) {
 	return n.value, nil
 }
 
-func pyTypeName(v any) string {
+// pyClassRepr is repr(type(v)), as PyYAML names a type it cannot represent.
+func pyClassRepr(v any) string {
 	switch v.(type) {
 	case []any:
 		return "<class 'list'>"
