@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/states"
 )
 
 // High data is an *ordered.Map from ID to a body mapping of state module
@@ -232,7 +232,7 @@ func extendArgs(dst []any, run any) []any {
 			argfirst, argval, _ := first(am)
 			vfirst, vval, _ := first(vm)
 			if argfirst == vfirst {
-				if states.IsRequisite(argfirst) {
+				if keyword.IsRequisite(argfirst) {
 					l, _ := vval.([]any)
 					add, _ := argval.([]any)
 					vm.Set(vfirst, append(append([]any(nil), l...), add...))

@@ -3,8 +3,8 @@ package run
 import (
 	"context"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/states"
 )
 
 // modAggregate is salt/state.py _mod_aggregate, run on every chunk
@@ -74,7 +74,7 @@ func (r *Runner) aggregateRequisites(low Chunk) Chunk {
 			ordered.Equal(low.Value("name"), c.Value("name")) {
 			continue
 		}
-		for _, k := range states.RequisiteKeywords() {
+		for _, k := range keyword.RequisiteKeywords() {
 			v, ok := c.Get(k)
 			if !ok {
 				continue

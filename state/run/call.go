@@ -10,6 +10,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -135,7 +136,7 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	}
 	full := str(low.Value("state")) + "." + str(low.Value("fun"))
 	f, _ := r.States.Lookup(r.Env, full)
-	args, kwargs, err := f.Bind(low, states.Internal)
+	args, kwargs, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		r.fatal = &FatalError{Err: err}
 		return nil

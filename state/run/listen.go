@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
@@ -144,7 +145,7 @@ func modWatchChunk(c Chunk) Chunk {
 	w.Set("fun", "mod_watch")
 	w.Set("__id__", "listener_"+str(w.Value("__id__")))
 	for _, k := range w.Keys() {
-		if states.IsRequisite(str(k)) {
+		if keyword.IsRequisite(str(k)) {
 			w.Delete(k)
 		}
 	}

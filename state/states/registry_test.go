@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -33,15 +34,15 @@ func TestRegistry(t *testing.T) {
 func TestBind(t *testing.T) {
 	f := &Function{Name: "m.f", Spec: modules.Spec{Params: []modules.Param{{Name: "name"}, {Name: "opt", Optional: true, Default: 1}}}, Fn: nop}
 	low := ordered.FromPairs("state", "m", "fun", "f", "name", "n", "__id__", "n", "order", 5, "require", []any{}, "extra", 2)
-	if _, _, err := f.Bind(low, Internal); err == nil || err.Error() != "'extra' is an invalid keyword argument for 'm.f'" {
+	if _, _, err := f.Bind(low, keyword.Internal); err == nil || err.Error() != "'extra' is an invalid keyword argument for 'm.f'" {
 		t.Errorf("err = %v", err)
 	}
 	low.Set("more", 3)
-	if _, _, err := f.Bind(low, Internal); err == nil || err.Error() != "'extra' and 'more' are invalid keyword arguments for 'm.f'" {
+	if _, _, err := f.Bind(low, keyword.Internal); err == nil || err.Error() != "'extra' and 'more' are invalid keyword arguments for 'm.f'" {
 		t.Errorf("err = %v", err)
 	}
 	f.Spec.VarKw = true
-	args, kw, err := f.Bind(low, Internal)
+	args, kw, err := f.Bind(low, keyword.Internal)
 	if err != nil || args["name"] != "n" || args["opt"] != 1 || kw.Len() != 2 || !kw.Has("extra") {
 		t.Errorf("bind = %v %v %v", args, kw.Keys(), err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -21,7 +22,7 @@ func call(t *testing.T, fun string, test bool, low *ordered.Map) *states.Result 
 	if f == nil {
 		t.Fatal(reason)
 	}
-	args, kw, err := f.Bind(low, states.Internal)
+	args, kw, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/state/fileclient"
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
@@ -98,7 +99,7 @@ func (h *harness) run(fun string, test bool, kv ...any) *states.Result {
 	if f == nil {
 		h.t.Fatal(reason)
 	}
-	args, kw, err := f.Bind(low, states.Internal)
+	args, kw, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/pkgtest"
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	groupmod "github.com/brinesalt/brine/state/modules/group"
 	"github.com/brinesalt/brine/state/ordered"
@@ -25,7 +26,7 @@ func run(t *testing.T, f *pkgtest.Fake, root string, test bool, fun string, kv .
 	Register(r)
 	fn, _ := r.Lookup(e, fun)
 	low := ordered.FromPairs(kv...)
-	args, kwargs, err := fn.Bind(low, states.Internal)
+	args, kwargs, err := fn.Bind(low, keyword.Internal)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -39,7 +40,7 @@ func apply(t *testing.T, e *modules.Env, kv ...any) *states.Result {
 	Register(r)
 	f, _ := r.Lookup(e, "module.run")
 	low := ordered.FromPairs(append([]any{"state", "module", "fun", "run", "__id__", "id"}, kv...)...)
-	args, kwargs, err := f.Bind(low, states.Internal)
+	args, kwargs, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		t.Fatal(err)
 	}

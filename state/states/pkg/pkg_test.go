@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/pkgtest"
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	exec "github.com/brinesalt/brine/state/modules/pkg"
 	"github.com/brinesalt/brine/state/ordered"
@@ -39,7 +40,7 @@ func apply(t *testing.T, e *modules.Env, fun string, kv ...any) *states.Result {
 		t.Fatal(reason)
 	}
 	low := ordered.FromPairs(kv...)
-	args, kwargs, err := f.Bind(low, states.Internal)
+	args, kwargs, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestInstalledSources(t *testing.T) {
 	Register(r)
 	fn, _ := r.Lookup(env(f, false), "pkg.installed")
 	low := ordered.FromPairs("name", "web", "sources", []any{ordered.FromPairs("nginx", "relative.deb")})
-	args, kwargs, _ := fn.Bind(low, states.Internal)
+	args, kwargs, _ := fn.Bind(low, keyword.Internal)
 	_, err := fn.Run(context.Background(), &states.Call{Env: env(f, false), Args: args, Kwargs: kwargs, Low: low})
 	if err == nil || err.Error() != "Path relative.deb for package nginx is either not absolute or an invalid protocol" {
 		t.Errorf("err = %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/pkgtest"
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
 	svcmod "github.com/brinesalt/brine/state/modules/service"
@@ -30,7 +31,7 @@ func apply(t *testing.T, e *modules.Env, fun string, kv ...any) *states.Result {
 		t.Fatal(reason)
 	}
 	low := ordered.FromPairs(kv...)
-	args, kwargs, err := f.Bind(low, states.Internal)
+	args, kwargs, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
@@ -18,7 +19,7 @@ func run(t *testing.T, fun string, test bool, low *ordered.Map) (*states.Result,
 	if f == nil {
 		t.Fatal(reason)
 	}
-	args, kw, err := f.Bind(low, states.Internal)
+	args, kw, err := f.Bind(low, keyword.Internal)
 	if err != nil {
 		return nil, err
 	}

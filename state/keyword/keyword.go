@@ -1,4 +1,8 @@
-package states
+// Package keyword holds Salt's state keyword tables (salt/state.py
+// STATE_REQUISITE_KEYWORDS, STATE_REQUISITE_IN_KEYWORDS and
+// STATE_RUNTIME_KEYWORDS), which the compiler, the runner and the state
+// modules all consult. It imports nothing.
+package keyword
 
 // Requisite keywords, from salt/state.py STATE_REQUISITE_KEYWORDS.
 var requisiteKeywords = []string{
