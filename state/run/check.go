@@ -9,7 +9,7 @@ import (
 
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/run/shell"
+	"github.com/brinesalt/brine/state/shell"
 )
 
 func (r *Runner) needsRunCheck(low Chunk) bool {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/run/shell"
+	"github.com/brinesalt/brine/state/shell"
 	"github.com/brinesalt/brine/state/states"
 )
 

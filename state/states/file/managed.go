@@ -12,7 +12,7 @@ import (
 	"github.com/brinesalt/brine/state/modules"
 	fmod "github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/run/shell"
+	"github.com/brinesalt/brine/state/shell"
 	"github.com/brinesalt/brine/state/states"
 )
 
