@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -125,5 +126,5 @@ func seconds(v any) (time.Duration, error) {
 	case float64:
 		return time.Duration(x * float64(time.Second)), nil
 	}
-	return 0, modules.Invalidf("timeout must be a number of seconds, not %s", modules.PyRepr(v))
+	return 0, modules.Invalidf("timeout must be a number of seconds, not %s", py.Repr(v))
 }
