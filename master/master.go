@@ -18,6 +18,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/transport"
 )
@@ -320,7 +321,7 @@ func (m *Master) maintenance(ctx context.Context) {
 					lastRotate = now
 				}
 			} else if !errors.Is(err, fs.ErrNotExist) {
-				m.log.Warn("check .dfn", "err", err)
+				m.log.Warn("check .dfn", logattr.Err, err)
 			}
 			if m.o.PublishSession > 0 && now.Sub(lastRotate) > m.o.PublishSession {
 				_ = m.rotateAES("publish_session")
@@ -329,7 +330,7 @@ func (m *Master) maintenance(ctx context.Context) {
 			if now.Sub(lastClean) > time.Hour {
 				lastClean = now
 				if n, err := m.jobs.Clean(m.o.KeepJobs, now); err != nil {
-					m.log.Warn("clean job cache", "err", err)
+					m.log.Warn("clean job cache", logattr.Err, err)
 				} else if n > 0 {
 					m.log.Info("cleaned job cache", "removed", n)
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/modules"
@@ -59,7 +60,7 @@ func (m *Master) storeMine(id string, data *ordered.Map) bool {
 		return false
 	}
 	if err := crypt.WriteFileReplace(path, b, 0o600); err != nil {
-		m.log.Warn("mine cache", "id", id, "err", err)
+		m.log.Warn("mine cache", "id", id, logattr.Err, err)
 		return false
 	}
 	return true

@@ -84,10 +84,10 @@ func OptionsFromConfig(c *config.Master) (Options, error) {
 // unless it is left at its default and the deprecated keep_jobs (hours)
 // is not.
 func keepJobs(c *config.Master) time.Duration {
-	if c.KeepJobsSeconds == 86400*time.Second && c.KeepJobs != 24*time.Hour {
+	if c.KeepJobsTime == 86400*time.Second && c.KeepJobs != 24*time.Hour {
 		return c.KeepJobs
 	}
-	return c.KeepJobsSeconds
+	return c.KeepJobsTime
 }
 
 // LocalSocket is the path of the local client socket under sock_dir.

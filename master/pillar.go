@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/compile"
@@ -36,7 +37,7 @@ func (m *Master) onPillar(ctx context.Context, id string, load *ordered.Map) *or
 	env, _ := load.Value("pillarenv").(string)
 	p, err := m.compilePillar(ctx, id, grains, override, env)
 	if err != nil {
-		m.log.Warn("pillar compile failed", "id", id, "err", err)
+		m.log.Warn("pillar compile failed", "id", id, logattr.Err, err)
 		p = ordered.FromPairs("_errors", []any{err.Error()})
 	}
 	m.storeData(id, minionData{Grains: grains, Pillar: p})
@@ -113,7 +114,7 @@ func (m *Master) storeData(id string, d minionData) {
 	path := m.dataPath(id)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 		if err := crypt.WriteFileReplace(path, b, 0o600); err != nil {
-			m.log.Warn("minion data cache", "id", id, "err", err)
+			m.log.Warn("minion data cache", "id", id, logattr.Err, err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
@@ -77,7 +78,7 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 		ids[i] = id
 	}
 	if err := m.jobs.SaveLoad(jid, load, minions); err != nil {
-		m.log.Warn("job cache", "jid", jid, "err", err)
+		m.log.Warn("job cache", logattr.JID, jid, logattr.Err, err)
 	}
 	m.bus.Fire(jid, ordered.FromPairs("minions", ids))
 	m.bus.Fire(protocol.JobNewTag(jid), ordered.FromPairs("jid", jid, "tgt_type", string(kind), "tgt", r.Tgt,
@@ -95,7 +96,7 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 		return "", nil, fmt.Errorf("publish %s: %w", jid, err)
 	}
 	m.sendPublish(frame, kind, minions)
-	m.log.Info("published", "jid", jid, "fun", r.Fun, "minions", len(minions))
+	m.log.Info("published", logattr.JID, jid, logattr.Fun, r.Fun, "minions", len(minions))
 	return jid, minions, nil
 }
 
@@ -171,7 +172,7 @@ func (m *Master) checkCompound(tgt any, pillarExact bool, opts target.Options) (
 	}
 	ids, dropped, err := target.CompoundMinions(tgt, m.pki.ListKeys().Get(pki.Accepted), data, pillarExact, opts)
 	for _, d := range dropped {
-		m.log.Error("failed nodegroup expansion", "err", d)
+		m.log.Error("failed nodegroup expansion", logattr.Err, d)
 	}
 	if err != nil {
 		// The dropped nodegroups are usually why the rest is invalid.

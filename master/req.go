@@ -7,6 +7,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
@@ -30,7 +31,7 @@ func mustPack(v any) []byte {
 func (m *Master) handle(ctx context.Context, peer string, body []byte) []byte {
 	req, err := protocol.DecodeRequest(body)
 	if err != nil {
-		m.log.Warn("bad load received on socket", "peer", peer, "err", err)
+		m.log.Warn("bad load received on socket", "peer", peer, logattr.Err, err)
 		return badLoad
 	}
 	switch req.Enc {
@@ -52,7 +53,7 @@ func (m *Master) handle(ctx context.Context, peer string, body []byte) []byte {
 func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []byte {
 	a, err := protocol.ParseAuthRequest(load)
 	if err != nil {
-		m.log.Warn("bad _auth load", "peer", peer, "err", err)
+		m.log.Warn("bad _auth load", "peer", peer, logattr.Err, err)
 		return badLoad
 	}
 	o := m.o.Auth
@@ -61,7 +62,7 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 	}
 	out, err := m.pki.Authorize(a.ID, a.Pub, a.AutosignGrains, o)
 	if err != nil {
-		m.log.Warn("authentication refused", "id", a.ID, "err", err)
+		m.log.Warn("authentication refused", "id", a.ID, logattr.Err, err)
 	}
 	if out == nil {
 		return badLoad
@@ -73,18 +74,18 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 	if out.Accepted {
 		npub, err := crypt.ParsePublicKey([]byte(a.Pub))
 		if err != nil {
-			m.log.Warn("minion key unreadable", "id", a.ID, "err", err)
+			m.log.Warn("minion key unreadable", "id", a.ID, logattr.Err, err)
 			return badLoad
 		}
 		sess, err := m.sessionKey(a.ID)
 		if err != nil {
-			m.log.Error("session key", "id", a.ID, "err", err)
+			m.log.Error("session key", "id", a.ID, logattr.Err, err)
 			return badLoad
 		}
 		aes, sig := m.aesKeyAndSig()
 		r, err := crypt.BuildAuthReply(m.key, npub, a, crypt.AuthKeys{AES: aes.KeyString(), Session: sess.KeyString(), AESSig: sig}, m.pub, m.o.PublishPort)
 		if err != nil {
-			m.log.Warn("auth reply", "id", a.ID, "err", err)
+			m.log.Warn("auth reply", "id", a.ID, logattr.Err, err)
 			return badLoad
 		}
 		reply = r
@@ -102,7 +103,7 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 	}
 	sc, err := crypt.SignClear(m.key, reply, a.SigAlgo)
 	if err != nil {
-		m.log.Warn("sign auth reply", "id", a.ID, "err", err)
+		m.log.Warn("sign auth reply", "id", a.ID, logattr.Err, err)
 		return badLoad
 	}
 	b, err := protocol.Marshal(sc)
@@ -133,7 +134,7 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		if errors.Is(err, crypt.ErrAuthentication) {
 			m.log.Debug("request did not decrypt with the session key", "id", req.ID)
 		} else {
-			m.log.Warn("bad load from minion", "id", req.ID, "err", err)
+			m.log.Warn("bad load from minion", "id", req.ID, logattr.Err, err)
 		}
 		return badLoad
 	}
@@ -153,7 +154,7 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		p := m.onPillar(ctx, req.ID, load)
 		sealed, err := crypt.SealPrivate(m.key, npub, p, "pillar", nonce, orAlgo(req.EncAlgo, crypt.OAEPSHA1), orAlgo(req.SigAlgo, crypt.PKCS1v15SHA1))
 		if err != nil {
-			m.log.Error("seal pillar", "id", req.ID, "err", err)
+			m.log.Error("seal pillar", "id", req.ID, logattr.Err, err)
 			return badLoad
 		}
 		return mustPack(sealed)
@@ -183,7 +184,7 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 	}
 	enc, err := sess.Dumps(ret, nonce)
 	if err != nil {
-		m.log.Error("encrypt reply", "id", req.ID, "err", err)
+		m.log.Error("encrypt reply", "id", req.ID, logattr.Err, err)
 		return badLoad
 	}
 	return mustPack(enc)
@@ -224,16 +225,16 @@ func (m *Master) pruneNonces(now time.Time) {
 func (m *Master) onReturn(load *ordered.Map) any {
 	r, err := protocol.ParseReturn(load)
 	if err != nil {
-		m.log.Warn("bad _return load", "err", err)
+		m.log.Warn("bad _return load", logattr.Err, err)
 		return false
 	}
 	if err := m.jobs.SaveReturn(r); err != nil {
 		if errors.Is(err, jobcache.ErrDuplicate) {
-			m.log.Error("An extra return was detected from minion, please verify the minion, this could be a replay attack", "id", r.ID, "jid", r.JID)
+			m.log.Error("An extra return was detected from minion, please verify the minion, this could be a replay attack", "id", r.ID, logattr.JID, r.JID)
 			return false
 		}
 		if !errors.Is(err, jobcache.ErrUnknownJob) {
-			m.log.Warn("save return", "err", err)
+			m.log.Warn("save return", logattr.Err, err)
 		}
 	}
 	ev := load.Copy()

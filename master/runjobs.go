@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -60,7 +61,7 @@ func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
 	load := ordered.FromPairs("id", id, "tgt", id, "jid", jid, "return", data,
 		"fun", data.Value("fun"), "user", data.Value("user"))
 	if err := m.jobs.SaveLoad(jid, load, nil); err != nil {
-		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", "jid", jid, "err", err)
+		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
 		return
 	}
 	ok, _ := data.Value("success").(bool)
@@ -69,7 +70,7 @@ func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
 		r.Retcode = 1
 	}
 	if err := m.jobs.SaveReturn(r); err != nil {
-		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", "jid", jid, "err", err)
+		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
 	}
 }
 

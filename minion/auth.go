@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -48,7 +49,7 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 			return st, nil
 		}
 		if errors.Is(err, ErrMasterKeyChanged) {
-			m.log.Error("The master key has changed, the salt master could have been subverted, verify salt master's public key", "err", err)
+			m.log.Error("The master key has changed, the salt master could have been subverted, verify salt master's public key", logattr.Err, err)
 			return nil, err
 		}
 		switch {
@@ -57,7 +58,7 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 		case errors.Is(err, errRejected):
 			m.log.Error("The Salt Master has rejected this minion's public key")
 		default:
-			m.log.Warn("sign-in failed", "master", m.req.Address(), "err", err)
+			m.log.Warn("sign-in failed", "master", m.req.Address(), logattr.Err, err)
 			wait = min(wait, m.c.AuthTimeout)
 			m.nextMaster()
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules/saltutil"
@@ -28,7 +29,7 @@ func (m *Minion) targeted(job *protocol.Job) bool {
 	m.dataMu.RUnlock()
 	ok, err := target.Match(job.Tgt, kind, self, target.Options{Delimiter: job.Delimiter})
 	if err != nil {
-		m.log.Debug("target did not compile", "tgt", job.Tgt, "tgt_type", job.TgtType, "err", err)
+		m.log.Debug("target did not compile", "tgt", job.Tgt, "tgt_type", job.TgtType, logattr.Err, err)
 		return false
 	}
 	return ok
@@ -78,7 +79,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 		// salt/minion.py _handle_decoded_payload reloads the grains
 		// before the job with grains_refresh_pre_exec.
 		if err := m.RefreshGrains(jctx); err != nil {
-			m.log.Warn("grains", "err", err)
+			m.log.Warn("grains", logattr.Err, err)
 		}
 	}
 	m.dataMu.RLock()
@@ -95,7 +96,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 	if errors.Is(context.Cause(jctx), saltutil.ErrSignalled) {
 		// saltutil.kill_job/term_job: Salt's job process dies by the
 		// signal and returns nothing.
-		m.log.Info("job stopped by a signal, no return", "jid", job.JID)
+		m.log.Info("job stopped by a signal, no return", logattr.JID, job.JID)
 		return
 	}
 	ret := &protocol.Return{ID: m.id, Success: res.Retcode == 0, Return: res.Return, Retcode: res.Retcode,
@@ -161,7 +162,7 @@ func (m *Minion) sendReturns(ctx context.Context) {
 			if m.c.ReturnRetryTimerMax > delay {
 				delay += jitter(m.c.ReturnRetryTimerMax - delay)
 			}
-			m.log.Warn("return not delivered, will retry", "jid", next.Value("jid"), "retry_in", delay.String(), "err", err)
+			m.log.Warn("return not delivered, will retry", logattr.JID, next.Value("jid"), "retry_in", delay.String(), logattr.Err, err)
 			if sleep(ctx, delay) != nil {
 				return
 			}

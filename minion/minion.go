@@ -29,6 +29,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
@@ -210,10 +211,10 @@ func (m *Minion) Run(ctx context.Context) error {
 		return err
 	}
 	if err := m.loadGrains(ctx); err != nil {
-		m.log.Warn("grains", "err", err)
+		m.log.Warn("grains", logattr.Err, err)
 	}
 	if err := m.refreshPillar(ctx); err != nil {
-		m.log.Warn("pillar refresh failed", "err", err)
+		m.log.Warn("pillar refresh failed", logattr.Err, err)
 	}
 	m.fireStart(ctx)
 	var wg sync.WaitGroup
@@ -286,6 +287,6 @@ func (m *Minion) fireStart(ctx context.Context) {
 	}
 	load := ordered.FromPairs("id", m.id, "events", evs, "cmd", protocol.CmdMinionEvent)
 	if _, err := m.request(ctx, load, false); err != nil {
-		m.log.Warn("start event not sent", "err", err)
+		m.log.Warn("start event not sent", logattr.Err, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -23,7 +24,7 @@ func (m *Minion) RefreshPillar(ctx context.Context) error {
 	m.refreshMu.Lock()
 	defer m.refreshMu.Unlock()
 	if err := m.loadGrains(ctx); err != nil {
-		m.log.Warn("grains", "err", err)
+		m.log.Warn("grains", logattr.Err, err)
 	}
 	return m.refreshPillar(ctx)
 }
@@ -52,7 +53,7 @@ func (m *Minion) refreshGrainsEvery(ctx context.Context, every time.Duration) {
 		before := m.grains
 		m.dataMu.RUnlock()
 		if err := m.RefreshGrains(ctx); err != nil {
-			m.log.Warn("grains", "err", err)
+			m.log.Warn("grains", logattr.Err, err)
 		}
 		m.dataMu.RLock()
 		changed := !ordered.Equal(before, m.grains)
@@ -62,7 +63,7 @@ func (m *Minion) refreshGrainsEvery(ctx context.Context, every time.Duration) {
 		}
 		m.log.Info("grains changed, refreshing pillar")
 		if err := m.RefreshPillar(ctx); err != nil && ctx.Err() == nil {
-			m.log.Error("Pillar data could not be refreshed. One or more masters may be down!", "err", err)
+			m.log.Error("Pillar data could not be refreshed. One or more masters may be down!", logattr.Err, err)
 		}
 	}
 }

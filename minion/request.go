@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -36,7 +37,7 @@ func (m *Minion) request(ctx context.Context, load *ordered.Map, private bool) (
 		if attempt > 0 || !(errors.Is(err, errRefused) || errors.Is(err, crypt.ErrAuthentication)) {
 			return nil, err
 		}
-		m.log.Info("request refused, signing in again", "err", err)
+		m.log.Info("request refused, signing in again", logattr.Err, err)
 		if _, err := m.authenticate(ctx, st.generation); err != nil {
 			return nil, err
 		}

@@ -89,6 +89,6 @@ func (m *Minion) sendToReturners(ctx context.Context, job *protocol.Job, r *prot
 	env := (&modules.Env{Opts: m.opts, Pillar: pillar, Log: m.log, Context: map[string]any{}}).WithGrains(grains)
 	m.dataMu.RUnlock()
 	for _, err := range reg.Send(ctx, env, names, returnerLoad(job, r)) {
-		m.log.Error("the return failed for a returner", logattr.JID, job.JID, "err", err)
+		m.log.Error("the return failed for a returner", logattr.JID, job.JID, logattr.Err, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/ordered"
@@ -34,7 +35,7 @@ func (m *Minion) subscribe(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		m.log.Info("publish connection lost, reconnecting", "err", err)
+		m.log.Info("publish connection lost, reconnecting", logattr.Err, err)
 		delay := m.c.ReconDefault
 		if m.c.ReconRandomize && m.c.ReconMax > delay {
 			delay += jitter(m.c.ReconMax - delay)
@@ -97,7 +98,7 @@ func (m *Minion) readPublications(ctx context.Context) error {
 func (m *Minion) onPublication(ctx context.Context, payload []byte) {
 	p, err := protocol.DecodePublish(payload)
 	if err != nil {
-		m.log.Warn("undecodable publication dropped", "err", err)
+		m.log.Warn("undecodable publication dropped", logattr.Err, err)
 		return
 	}
 	st := m.state()
@@ -113,7 +114,7 @@ func (m *Minion) onPublication(ctx context.Context, payload []byte) {
 		v, err = crypt.OpenPublish(st.aes, st.masterKey, p, true)
 	}
 	if err != nil {
-		m.log.Warn("publication refused", "err", err)
+		m.log.Warn("publication refused", logattr.Err, err)
 		return
 	}
 	load, ok := v.(*ordered.Map)
@@ -122,7 +123,7 @@ func (m *Minion) onPublication(ctx context.Context, payload []byte) {
 	}
 	job, err := protocol.ParseJob(load)
 	if err != nil {
-		m.log.Warn("bad publication load", "err", err)
+		m.log.Warn("bad publication load", logattr.Err, err)
 		return
 	}
 	if !m.targeted(job) {

@@ -14,13 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// pyCase is one value from testdata/pycompat.json with the text Python
-// produced for it (see testdata/gen_pycompat.py).
-type pyCase struct {
-	Data   json.RawMessage `json:"data"`
-	Expect map[string]*string
-}
-
 func loadPyCases(t *testing.T) []struct {
 	data any
 	want map[string]*string

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
 )
@@ -62,7 +63,7 @@ func (a *AdHoc) update(t Target) {
 	file := a.Config.RosterFile()
 	log := a.Config.logger()
 	if err := AppendTarget(file, t, currentUser(), time.Now().UTC()); err != nil {
-		log.Error("unable to update roster", logKeyFile, file, "err", err)
+		log.Error("unable to update roster", logKeyFile, file, logattr.Err, err)
 		return
 	}
 	log.Info("host added to the roster", logKeyFile, file, logKeyTarget, t.ID)

@@ -200,7 +200,7 @@ func (e *Executor) runHost(ctx context.Context, t *roster.Target, job Job) Resul
 	conn, err := e.opts.Dial(ctx, t)
 	tm.Connect = time.Since(start)
 	if err != nil {
-		log.Debug("connect failed", "error", err)
+		log.Debug("connect failed", logattr.Err, err)
 		r := connectFailure(t, err)
 		r.Timings = tm
 		return r
@@ -578,7 +578,7 @@ func (e *Executor) decodeFrame(id, stdout string) (Result, bool) {
 	}
 	if res.Grains != nil && e.opts.Grains != nil {
 		if err := e.opts.Grains.Put(id, res.Grains); err != nil {
-			e.opts.Log.Warn("cache grains", logattr.Host, id, "error", err)
+			e.opts.Log.Warn("cache grains", logattr.Host, id, logattr.Err, err)
 		}
 	}
 	return Result{ID: id, Return: res.Return, Retcode: res.Retcode, Out: res.Out}, true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/jid"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -51,7 +52,7 @@ func (e *Executor) preflight(ctx context.Context, conn Conn, t *roster.Target, p
 		return sessionFailure(t.ID, err, stdout.String(), stderr.String()), true
 	}
 	if code != 0 {
-		e.opts.Log.Error("Error running ssh_pre_flight script", "host", t.ID, "script", t.SSHPreFlight)
+		e.opts.Log.Error("Error running ssh_pre_flight script", logattr.Host, t.ID, "script", t.SSHPreFlight)
 		return Result{ID: t.ID, Retcode: code, Err: fmt.Errorf("ssh_pre_flight exited %d", code), Return: ordered.FromPairs(
 			"stdout", stdout.String(), "stderr", stderr.String(), "retcode", code)}, true
 	}

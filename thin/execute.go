@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
@@ -184,13 +185,13 @@ func customGrains(ctx context.Context, core func(context.Context, grains.GatherO
 	}
 	custom, err := proc.LoadCustomGrains(ctx, proc.GrainsDir(opts))
 	if err != nil {
-		log.Error("custom grains failed", "err", err)
+		log.Error("custom grains failed", logattr.Err, err)
 	}
 	grains.Overlay(g, custom)
 	if file, err := grains.LoadFile(grains.GrainsFilePath(opts)); err == nil {
 		grains.Overlay(g, file)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		log.Error("grains file", "err", err)
+		log.Error("grains file", logattr.Err, err)
 	}
 	if static, ok := opts.Value("grains").(*ordered.Map); ok {
 		grains.Overlay(g, static)

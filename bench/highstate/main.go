@@ -141,7 +141,7 @@ func setup(work, self, brine, baseline string, shape treeShape) (runners []*runn
 func realSalt(brine string) (string, error) {
 	p, err := exec.LookPath("salt-call")
 	if err != nil {
-		return "", fmt.Errorf("Salt is not installed here (no PyPI access, not packaged in Debian 12)")
+		return "", fmt.Errorf("no Salt installed here (no PyPI access, not packaged in Debian 12)")
 	}
 	if abs, _ := filepath.Abs(p); abs == brine {
 		return "", fmt.Errorf("only Brine's salt-call is on PATH")

@@ -343,6 +343,7 @@ func (c *cli) confirm() (bool, error) {
 		return false, errNoAnswer
 	}
 	if err := c.ctx.Err(); err != nil {
+		//lint:ignore ST1005 Salt's exact message
 		return false, fmt.Errorf("Exiting on CTRL-c: %w", err)
 	}
 	ans := strings.TrimRight(line, "\r\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/jid"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/roster"
@@ -326,7 +327,7 @@ func (a *app) run(ctx context.Context) int {
 				a.printTimings(r)
 			}
 			if err := p.Host(r.ID, hostReturn(r)); err != nil {
-				a.log.Error("print output", "error", err)
+				a.log.Error("print output", logattr.Err, err)
 			}
 		}
 		if bar == nil {
@@ -339,7 +340,7 @@ func (a *app) run(ctx context.Context) int {
 		bar.close()
 	}
 	if err := p.Flush(); err != nil {
-		a.log.Error("print output", "error", err)
+		a.log.Error("print output", logattr.Err, err)
 	}
 	if final != 0 {
 		return 20

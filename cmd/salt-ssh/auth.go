@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/sshexec/sshconn"
 )
 
@@ -53,7 +54,7 @@ func (d *dialer) deployKey(ctx context.Context, cfg sshconn.Config) error {
 	if err := sshconn.DeployKey(ctx, conn, strings.TrimSpace(string(pub))); err != nil {
 		return fmt.Errorf("key deploy: %w", err)
 	}
-	d.log.Info("deployed the salt-ssh key", "host", cfg.Host, "user", cfg.User, "key", pubPath)
+	d.log.Info("deployed the salt-ssh key", logattr.Host, cfg.Host, "user", cfg.User, "key", pubPath)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/sshexec/sshconn"
@@ -142,7 +143,7 @@ func (d *dialer) config(t *roster.Target) (cfg sshconn.Config, err error) {
 		return cfg, fmt.Errorf("connect %s: %w", t.Host, err)
 	}
 	cfg.Jumps = jumps
-	d.log.Debug("ssh settings", "host", t.ID, "addr", cfg.Host+":"+strconv.Itoa(cfg.Port), "user", cfg.User,
+	d.log.Debug("ssh settings", logattr.Host, t.ID, "addr", cfg.Host+":"+strconv.Itoa(cfg.Port), "user", cfg.User,
 		"identities", cfg.Priv, "jumps", len(cfg.Jumps), "ssh_config", d.sshConfig.File)
 	return cfg, nil
 }

@@ -58,11 +58,10 @@ func buildThin(t *testing.T) string {
 // env is one controller: a config dir whose master config points at the
 // cluster's roster, and a private pki/cache/known_hosts.
 type env struct {
-	t       *testing.T
-	c       *testhosts.Cluster
-	dir     string
-	known   string
-	extraMC string
+	t     *testing.T
+	c     *testhosts.Cluster
+	dir   string
+	known string
 }
 
 func newEnv(t *testing.T, c *testhosts.Cluster, trustHosts bool) *env {

@@ -4,6 +4,7 @@ import (
 	"os/user"
 
 	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/ordered"
@@ -41,7 +42,7 @@ func (a *app) startJob() *jobRecord {
 	}
 	c := jobcache.New(a.cfg.CacheDir)
 	if err := c.SaveLoad(a.job.JID, load, ids); err != nil {
-		a.log.Error("Could not save load with returner local_cache", "jid", a.job.JID, "error", err)
+		a.log.Error("Could not save load with returner local_cache", logattr.JID, a.job.JID, logattr.Err, err)
 		return &jobRecord{a: a, fun: fun}
 	}
 	return &jobRecord{a: a, fun: fun, cache: c}
@@ -59,7 +60,7 @@ func (j *jobRecord) add(r sshexec.Result) {
 	ret := &protocol.Return{ID: r.ID, JID: j.a.job.JID, Fun: j.fun, Return: hostReturn(r),
 		Retcode: r.Retcode, Success: r.Retcode == 0}
 	if err := j.cache.SaveReturn(ret); err != nil {
-		j.a.log.Error("Could not store the return in the job cache", "jid", ret.JID, "host", r.ID, "error", err)
+		j.a.log.Error("Could not store the return in the job cache", logattr.JID, ret.JID, logattr.Host, r.ID, logattr.Err, err)
 	}
 }
 

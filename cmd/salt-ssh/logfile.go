@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/logging"
 )
 
@@ -77,7 +78,7 @@ func openLogFile(o *options, cfg *config.Master, console *slog.Logger) *logging.
 		console.Warn("ssh_log_file names a syslog destination, which Brine does not support; no log file is written", "file", fo.Path)
 	case err != nil:
 		// salt/_logging/impl.py setup_logfile_handler's warning.
-		console.Warn("Failed to open log file, do you have permission to write to "+fo.Path+"?", "error", err)
+		console.Warn("Failed to open log file, do you have permission to write to "+fo.Path+"?", logattr.Err, err)
 	}
 	if err != nil {
 		return nil

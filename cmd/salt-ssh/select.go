@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
@@ -59,7 +60,7 @@ func (a *app) selectByData(ctx context.Context) error {
 	if len(stale) > 0 {
 		for r := range a.exec.Run(ctx, stale, sshexec.Job{JID: a.job.JID, Fun: "test.ping", RefreshGrains: true}) {
 			if r.Err != nil {
-				a.log.Warn("cannot learn the grains of a host; leaving it out of the match", "host", r.ID, "error", r.Err)
+				a.log.Warn("cannot learn the grains of a host; leaving it out of the match", logattr.Host, r.ID, logattr.Err, r.Err)
 			}
 		}
 	}
@@ -72,7 +73,7 @@ func (a *app) selectByData(ctx context.Context) error {
 		mn := &target.Minion{ID: t.ID, Grains: g}
 		if a.needsPillar() {
 			if mn.Pillar, err = a.hostPillar(ctx, t, g); err != nil {
-				a.log.Warn("cannot compile the pillar of a host; leaving it out of the match", "host", t.ID, "error", err)
+				a.log.Warn("cannot compile the pillar of a host; leaving it out of the match", logattr.Host, t.ID, logattr.Err, err)
 				continue
 			}
 		}

@@ -69,7 +69,7 @@ type Master struct {
 	PermissivePKIAccess bool
 	MaxMinions          int
 	KeepJobs            time.Duration // keep_jobs, deprecated for keep_jobs_seconds
-	KeepJobsSeconds     time.Duration
+	KeepJobsTime        time.Duration // keep_jobs_seconds
 	Timeout             time.Duration
 	GatherJobTimeout    time.Duration
 	ZMQFiltering        bool

@@ -138,7 +138,7 @@ func TestMinionWarnsExactlyTheUnreadOptions(t *testing.T) {
 
 func TestDefaultsFromTheTable(t *testing.T) {
 	m := DefaultMaster("/etc/salt")
-	if m.SSHTimeout != 60*time.Second || m.CacheLife != time.Hour || m.KeepJobsSeconds != 24*time.Hour ||
+	if m.SSHTimeout != 60*time.Second || m.CacheLife != time.Hour || m.KeepJobsTime != 24*time.Hour ||
 		!m.SignPubMessages || m.FileRoots["base"][0] != "/srv/salt" || m.Nodegroups == nil {
 		t.Errorf("master defaults: %+v", m)
 	}

@@ -68,7 +68,7 @@ var masterOptions = withShared([]Option[Master]{
 	typed("permissive_pki_access", KindBool, false, "master", func(m *Master) any { return &m.PermissivePKIAccess }),
 	typed("max_minions", KindInt, 0, "master", func(m *Master) any { return &m.MaxMinions }),
 	seconds("keep_jobs", time.Hour, 24, "master", func(m *Master) any { return &m.KeepJobs }),
-	seconds("keep_jobs_seconds", time.Second, 86400, "master", func(m *Master) any { return &m.KeepJobsSeconds }),
+	seconds("keep_jobs_seconds", time.Second, 86400, "master", func(m *Master) any { return &m.KeepJobsTime }),
 	seconds("timeout", time.Second, 5, "master", func(m *Master) any { return &m.Timeout }),
 	seconds("gather_job_timeout", time.Second, 10, "master", func(m *Master) any { return &m.GatherJobTimeout }),
 	typed("zmq_filtering", KindBool, false, "master", func(m *Master) any { return &m.ZMQFiltering }),

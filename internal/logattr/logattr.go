@@ -10,4 +10,6 @@ const (
 	StateID = "state_id"
 	Phase   = "phase"
 	Elapsed = "elapsed"
+	// Err is the key of an error, everywhere.
+	Err = "err"
 )

@@ -70,6 +70,7 @@ func (o *Options) Type() (string, error) {
 		}
 	}
 	if len(chosen) > 1 {
+		//lint:ignore ST1005 Salt's exact message
 		return "", fmt.Errorf("The options %s are mutually exclusive. Please only choose one of them", strings.Join(chosen, "/"))
 	}
 	return kind, nil

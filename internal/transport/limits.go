@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+
+	"github.com/brinesalt/brine/internal/logattr"
 )
 
 // What a peer may make the master hold before it is authenticated.
@@ -185,7 +187,7 @@ func (r *Router) readRequest(rc *routerConn) (frames [][]byte, cmd bool, charged
 	if err != nil && (errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBudget)) {
 		r.Dropped.Add(1)
 		r.log.Warn("request refused, closing connection", "peer", rc.id, "authenticated", trusted,
-			"max_message", lim.max, "err", err)
+			"max_message", lim.max, logattr.Err, err)
 	}
 	return frames, cmd, charged, err
 }

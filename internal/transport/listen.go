@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/brinesalt/brine/internal/logattr"
 )
 
 // DefaultBindRetry is how long a listener keeps retrying a bind that
@@ -54,7 +56,7 @@ func listen(ctx context.Context, addr, what string, retry time.Duration, log *sl
 			return nil, fmt.Errorf("listen %s %s: %w", what, addr, err)
 		}
 		if attempt == 1 {
-			log.Warn("address in use, retrying the bind", "socket", what, "addr", addr, "for", retry.String(), "err", err)
+			log.Warn("address in use, retrying the bind", "socket", what, "addr", addr, "for", retry.String(), logattr.Err, err)
 		}
 		t := time.NewTimer(bindInterval)
 		select {
@@ -95,7 +97,7 @@ func warnEphemeral(addr, what, rangeFile string, log *slog.Logger) {
 	}
 	lo, hi, err := ephemeralRange(rangeFile)
 	if err != nil {
-		log.Debug("ephemeral port range unknown", "err", err)
+		log.Debug("ephemeral port range unknown", logattr.Err, err)
 		return
 	}
 	if port >= lo && port <= hi {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/brinesalt/brine/internal/logattr"
 )
 
 // PubOptions configure a Publisher.
@@ -107,7 +109,7 @@ func (p *Publisher) accept() {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			p.log.Warn("publish accept", "err", err)
+			p.log.Warn("publish accept", logattr.Err, err)
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
@@ -121,7 +123,7 @@ func (p *Publisher) serve(nc net.Conn) {
 	setKeepAlive(nc)
 	c, err := Handshake(nc, TypePUB, nil, p.opts.MaxMessage, 10*time.Second)
 	if err != nil {
-		p.log.Debug("publish handshake refused", "peer", nc.RemoteAddr().String(), "err", err)
+		p.log.Debug("publish handshake refused", "peer", nc.RemoteAddr().String(), logattr.Err, err)
 		nc.Close()
 		return
 	}
@@ -190,7 +192,7 @@ func (p *Publisher) write(s *subscriber) {
 			err := s.c.SendMany(batch)
 			clear(batch) // let the messages go
 			if err != nil {
-				p.log.Info("dropping subscriber", "peer", s.c.RemoteAddr().String(), "err", err)
+				p.log.Info("dropping subscriber", "peer", s.c.RemoteAddr().String(), logattr.Err, err)
 				s.stop()
 				return
 			}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/brinesalt/brine/internal/logattr"
 )
 
 // Handler answers one request body; a nil reply sends nothing (the
@@ -130,7 +132,7 @@ func (r *Router) accept() {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			r.log.Warn("request accept", "err", err)
+			r.log.Warn("request accept", logattr.Err, err)
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
@@ -145,7 +147,7 @@ func (r *Router) serve(nc net.Conn) {
 	id := []byte("\x00" + strconv.FormatInt(r.seq.Add(1), 10))
 	c, err := Handshake(nc, TypeROUTER, id, r.opts.MaxMessage, 10*time.Second)
 	if err != nil {
-		r.log.Debug("request handshake refused", "peer", nc.RemoteAddr().String(), "err", err)
+		r.log.Debug("request handshake refused", "peer", nc.RemoteAddr().String(), logattr.Err, err)
 		r.Dropped.Add(1)
 		nc.Close()
 		return
@@ -172,7 +174,7 @@ func (r *Router) serve(nc net.Conn) {
 		if err != nil {
 			if errors.Is(err, ErrProtocol) {
 				r.Dropped.Add(1)
-				r.log.Warn("request refused, closing connection", "peer", rc.id, "err", err)
+				r.log.Warn("request refused, closing connection", "peer", rc.id, logattr.Err, err)
 			}
 			return
 		}
@@ -286,7 +288,7 @@ func (r *Router) handle(t task) {
 	err := t.rc.c.Send(msg, false)
 	t.rc.mu.Unlock()
 	if err != nil {
-		r.log.Debug("reply not sent", "peer", t.rc.id, "err", err)
+		r.log.Debug("reply not sent", "peer", t.rc.id, logattr.Err, err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 )
@@ -205,7 +206,7 @@ func (c *Config) agentSigners(a *auth) ([]ssh.Signer, error) {
 		if alone {
 			return nil, &AgentError{Socket: c.AgentSocket, Err: err}
 		}
-		c.logger().Debug("ssh-agent unreachable; not using it", LogKeyHost, c.Host, "error", err)
+		c.logger().Debug("ssh-agent unreachable; not using it", LogKeyHost, c.Host, logattr.Err, err)
 		return nil, nil
 	}
 	a.agent = conn

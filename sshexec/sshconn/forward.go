@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/brinesalt/brine/internal/logattr"
 )
 
 // RemoteForward is one OpenSSH -R forward: the host listens on
@@ -75,7 +77,7 @@ func parseRemoteForward(item string) (RemoteForward, error) {
 		return f, errors.New("spaces inside a forward")
 	}
 	if strings.Contains(item, "/") {
-		return f, errors.New("Unix socket forwards are not supported; want [bind_address:]port:host:hostport")
+		return f, errors.New("unix socket forwards are not supported; want [bind_address:]port:host:hostport")
 	}
 	switch len(parts) {
 	case 3:
@@ -156,7 +158,7 @@ func (c *Conn) startRemoteForwards(cfg *Config) {
 		// 127.0.0.1 where OpenSSH sends "localhost".
 		l, err := c.client.Listen("tcp", net.JoinHostPort(firstNonEmpty(f.BindAddr, "127.0.0.1"), strconv.Itoa(f.Port)))
 		if err != nil {
-			log.Warn("remote port forwarding failed", "forward", f.String(), "error", err)
+			log.Warn("remote port forwarding failed", "forward", f.String(), logattr.Err, err)
 			continue
 		}
 		if f.Port == 0 {
@@ -189,7 +191,7 @@ func (c *Conn) serveForward(l net.Listener, f RemoteForward, d *net.Dialer, log 
 			defer c.fwd.Done()
 			local, err := d.Dial("tcp", dest)
 			if err != nil {
-				log.Warn("remote port forward: connect to destination failed", "forward", f.String(), "error", err)
+				log.Warn("remote port forward: connect to destination failed", "forward", f.String(), logattr.Err, err)
 				remote.Close()
 				return
 			}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
@@ -207,7 +208,7 @@ func (h *hostKeys) callback(_ string, remote net.Addr, key ssh.PublicKey) error 
 	if cert, ok := key.(*ssh.Certificate); ok && err != nil && !errors.Is(err, ErrHostKeyMismatch) {
 		// No @cert-authority vouches for it: judge the certified key by
 		// itself, as OpenSSH falls back to the plain host key.
-		h.log.Debug("host certificate not trusted; checking its key", LogKeyHost, knownhosts.Normalize(h.addr), "error", err)
+		h.log.Debug("host certificate not trusted; checking its key", LogKeyHost, knownhosts.Normalize(h.addr), logattr.Err, err)
 		key = cert.Key
 		err = h.check(h.db, remote, key)
 	}

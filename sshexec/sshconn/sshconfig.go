@@ -159,7 +159,7 @@ func parseMatch(rest string) ([]matchCriterion, error) {
 	}
 	fields := strings.Fields(rest)
 	if len(fields) == 0 {
-		return nil, errors.New("Match needs a criterion")
+		return nil, errors.New("a Match line needs a criterion")
 	}
 	var out []matchCriterion
 	for i := 0; i < len(fields); i++ {
@@ -170,7 +170,7 @@ func parseMatch(rest string) ([]matchCriterion, error) {
 			continue
 		}
 		if i+1 >= len(fields) {
-			return nil, fmt.Errorf("Match %s needs an argument", fields[i])
+			return nil, fmt.Errorf("the Match criterion %s needs an argument", fields[i])
 		}
 		i++
 		out = append(out, matchCriterion{name: name, arg: strings.Trim(fields[i], `"`)})

@@ -195,7 +195,7 @@ func TestBootstrapWithoutMaster(t *testing.T) {
 	dir := t.TempDir()
 	cfg := config.DefaultMaster(dir)
 	cfg.PKIDir = filepath.Join(dir, "pki")
-	cfg.Raw = ordered.FromPairs("sock_dir", filepath.Join(dir, "sock"))
+	cfg.SockDir = filepath.Join(dir, "sock")
 	plan, err := (&Bootstrap{Master: cfg}).Plan(nil, ordered.FromPairs("master", "10.0.0.1"))(context.Background(), keyHost(""))
 	if err != nil || !plan.Done || plan.Retcode != 1 || plan.Out != "highstate" {
 		t.Fatalf("%v %+v", err, plan)

@@ -175,6 +175,7 @@ func pillarKeys(_ context.Context, c *modules.Call) (any, error) {
 	}
 	m, isMap := v.(*ordered.Map)
 	if !isMap {
+		//lint:ignore ST1005 Salt's exact message
 		return nil, fmt.Errorf("Pillar value in key %s is not a dict", key)
 	}
 	return m.Keys(), nil

@@ -84,6 +84,7 @@ func mergeTop(top *ordered.Map, t envTop, base bool) error {
 		}
 		tm, ok := targets.(*ordered.Map)
 		if !ok {
+			//lint:ignore ST1005 Salt's exact message
 			err = fmt.Errorf("Unable to render top file. No targets found.")
 			return false
 		}

@@ -1,7 +1,6 @@
 package jinja
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -75,21 +74,6 @@ func typeErr(format string, args ...any) *tplError {
 // Salt as a "Jinja syntax error".
 func templateErr(format string, args ...any) *tplError {
 	return &tplError{kind: kindSyntax, msg: fmt.Sprintf(format, args...)}
-}
-
-// withLine attaches a position to err if it has none yet.
-func withLine(err error, name string, line int) error {
-	var te *tplError
-	if errors.As(err, &te) {
-		if te.line == 0 {
-			te.line = line
-		}
-		if te.name == "" {
-			te.name = name
-		}
-		return err
-	}
-	return err
 }
 
 // getContext reproduces salt.utils.stringutils.get_context: up to five

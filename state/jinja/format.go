@@ -335,8 +335,6 @@ func signOf(neg bool, sign byte) string {
 	return ""
 }
 
-func groupThousands(digits string) string { return groupDigits(digits, ',') }
-
 // groupDigits inserts sep every three digits from the right.
 func groupDigits(digits string, sep byte) string {
 	if len(digits) <= 3 {

@@ -161,9 +161,8 @@ func builtinCycler(_ *runner, args []any, _ *ordered.Map) (any, error) {
 
 // joinerObj is jinja2.utils.Joiner.
 type joinerObj struct {
-	sep   string
-	used  bool
-	sepIn any
+	sep  string
+	used bool
 }
 
 func (j *joinerObj) call(_ *runner, _ []any, _ *ordered.Map) (any, error) {

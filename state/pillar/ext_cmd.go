@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
@@ -35,7 +36,7 @@ func cmdYAML(ctx context.Context, x *ExtCall) (any, error) {
 			return v, nil
 		}
 	}
-	x.Log.Error(fmt.Sprintf("YAML data from '%s' failed to parse. Command output:\n%s", command, out), "err", err)
+	x.Log.Error(fmt.Sprintf("YAML data from '%s' failed to parse. Command output:\n%s", command, out), logattr.Err, err)
 	return ordered.New(), nil
 }
 
@@ -55,7 +56,7 @@ func cmdJSON(ctx context.Context, x *ExtCall) (any, error) {
 			return v, nil
 		}
 	}
-	x.Log.Error(fmt.Sprintf("JSON data from %s failed to parse", command), "err", err)
+	x.Log.Error(fmt.Sprintf("JSON data from %s failed to parse", command), logattr.Err, err)
 	return ordered.New(), nil
 }
 

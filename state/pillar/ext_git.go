@@ -43,6 +43,8 @@ import (
 var Git = ExtPillar{Name: "git", VarArgs: true, Fn: gitPillar}
 
 // errGitConfig is Salt's FileserverConfigError from failhard().
+//
+//lint:ignore ST1005 Salt's exact message
 var errGitConfig = errors.New("Failed to load git_pillar")
 
 // gitRemote is one configured git_pillar remote.

@@ -113,7 +113,7 @@ func constructScalar(tag, value string) (v any, msg string, ok bool) {
 	case tagBool:
 		b, found := boolValues[strings.ToLower(value)]
 		if !found {
-			return nil, fmt.Sprintf("%s", py.QuoteString(strings.ToLower(value))), true
+			return nil, py.QuoteString(strings.ToLower(value)), true
 		}
 		return b, "", true
 	case tagInt:

@@ -39,7 +39,6 @@ type compoundCompiler struct {
 	opts        Options
 	pillarExact bool
 	toks        []token
-	depth       int
 	opens       []token // unclosed "(" tokens
 }
 

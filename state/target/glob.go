@@ -257,10 +257,7 @@ func (g *glob) matchCase(s string, lower bool) bool {
 			continue
 		}
 		if si >= len(s) {
-			if pi == len(items) {
-				return true
-			}
-			return false
+			return pi == len(items)
 		}
 		r, size := utf8.DecodeRuneInString(s[si:])
 		if lower {

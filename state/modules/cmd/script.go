@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -33,7 +34,7 @@ func script(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	body, err := fetch(ctx, c.Env, source, saltenv)
 	if err != nil {
-		c.Env.Log.Error("cmd.script: unable to fetch source", "source", source, "err", err)
+		c.Env.Log.Error("cmd.script: unable to fetch source", "source", source, logattr.Err, err)
 		return cacheError(), nil
 	}
 	dir := ""
@@ -81,7 +82,7 @@ func script(ctx context.Context, c *modules.Call) (any, error) {
 	var execErr *modules.ExecutionError
 	var invErr *modules.InvocationError
 	if errors.As(err, &execErr) || errors.As(err, &invErr) {
-		c.Env.Log.Error("cmd.script: Unable to run script", "err", err)
+		c.Env.Log.Error("cmd.script: Unable to run script", logattr.Err, err)
 		ret = ordered.New()
 	} else if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -115,7 +116,7 @@ func setval(env *modules.Env, key, val any, falseUnsets bool) any {
 	if val == false {
 		if falseUnsets {
 			if err := os.Unsetenv(k); err != nil {
-				env.Log.Error("environ: unset failed", "key", k, "err", err.Error())
+				env.Log.Error("environ: unset failed", "key", k, logattr.Err, err.Error())
 				return false
 			}
 			return nil
@@ -128,7 +129,7 @@ func setval(env *modules.Env, key, val any, falseUnsets bool) any {
 		return false
 	}
 	if err := os.Setenv(k, s); err != nil {
-		env.Log.Error("environ: set failed", "key", k, "err", err.Error())
+		env.Log.Error("environ: set failed", "key", k, logattr.Err, err.Error())
 		return false
 	}
 	return s

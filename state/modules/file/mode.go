@@ -38,6 +38,7 @@ func ParseMode(mode string) (os.FileMode, error) {
 	}
 	n, err := strconv.ParseUint(m, 8, 32)
 	if err != nil || n > 0o7777 {
+		//lint:ignore ST1005 Salt's exact message
 		return 0, fmt.Errorf("Invalid Mode %s", m)
 	}
 	return permBits(uint32(n)), nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	coregrains "github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
@@ -54,6 +55,7 @@ func registerWrite() {
 func setvals(ctx context.Context, env *modules.Env, v any, destructive, refreshPillar bool) (any, error) {
 	newGrains, ok := v.(*ordered.Map)
 	if !ok {
+		//lint:ignore ST1005 Salt's exact message
 		return nil, fmt.Errorf("SaltException: setvals grains must be a dictionary.")
 	}
 	path := coregrains.GrainsFilePath(env.Opts)
@@ -74,7 +76,7 @@ func setvals(ctx context.Context, env *modules.Env, v any, destructive, refreshP
 		return true
 	})
 	if err := coregrains.SaveFile(path, file); err != nil {
-		env.Log.Error("Unable to write to grains file. Check permissions.", "path", path, "err", err)
+		env.Log.Error("Unable to write to grains file. Check permissions.", "path", path, logattr.Err, err)
 	}
 	refresh(ctx, env, refreshPillar)
 	return newGrains, nil
@@ -163,6 +165,6 @@ func refresh(ctx context.Context, env *modules.Env, withPillar bool) {
 		fn, what = env.Minion.RefreshPillar, "Pillar data"
 	}
 	if err := fn(ctx); err != nil {
-		env.Log.Error(what+" could not be refreshed after setting grains", "err", err.Error())
+		env.Log.Error(what+" could not be refreshed after setting grains", logattr.Err, err.Error())
 	}
 }

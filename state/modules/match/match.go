@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
@@ -134,7 +135,7 @@ func compound(_ context.Context, env *modules.Env, args []any) (any, error) {
 	v, dropped, err := target.CompoundValue(args[0], minion(env, minionID, false), target.OptionsFromConfig(env.Opts))
 	if env.Log != nil {
 		for _, d := range dropped {
-			env.Log.Error("failed nodegroup expansion", "error", d.Error())
+			env.Log.Error("failed nodegroup expansion", logattr.Err, d.Error())
 		}
 	}
 	if err != nil {
@@ -142,7 +143,7 @@ func compound(_ context.Context, env *modules.Env, args []any) (any, error) {
 			return nil, modules.Errorf("match compound: %w", err)
 		}
 		if env.Log != nil {
-			env.Log.Error("invalid compound target", "error", err.Error())
+			env.Log.Error("invalid compound target", logattr.Err, err.Error())
 		}
 	}
 	return v, nil
@@ -176,7 +177,7 @@ func evaluate(env *modules.Env, tgt any, kind target.Kind, m *target.Minion, opt
 			return nil, modules.Errorf("match %s: %w", kind, err)
 		}
 		if env.Log != nil {
-			env.Log.Error("invalid target", "tgt_type", string(kind), "error", err.Error())
+			env.Log.Error("invalid target", "tgt_type", string(kind), logattr.Err, err.Error())
 		}
 		return false, nil
 	}
@@ -278,7 +279,7 @@ func data(ctx context.Context, env *modules.Env, tgt any) (any, error) {
 	val, err := env.Run(ctx, "data.getval", []any{comps[0]}, nil)
 	if err != nil {
 		if env.Log != nil {
-			env.Log.Error("match.data: data.getval failed", "error", err.Error())
+			env.Log.Error("match.data: data.getval failed", logattr.Err, err.Error())
 		}
 		return false, nil
 	}

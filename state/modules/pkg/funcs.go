@@ -369,6 +369,7 @@ func (j *job) resolveSpec(ctx context.Context, name, oper, v string) (string, er
 	if cand != "" {
 		avail = cand
 	}
+	//lint:ignore ST1005 Salt's exact message
 	return "", fmt.Errorf("No version matching '%s%s%s' could be found (available: %s)", name, oper, v, avail)
 }
 

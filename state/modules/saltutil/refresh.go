@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 )
@@ -62,14 +63,14 @@ func doRefresh(ctx context.Context, env *modules.Env, pillar bool) bool {
 	}
 	if !pillar {
 		if err := env.Minion.RefreshGrains(ctx); err != nil {
-			env.Log.Error("Grains could not be refreshed.", "err", err.Error())
+			env.Log.Error("Grains could not be refreshed.", logattr.Err, err.Error())
 			return false
 		}
 		return true
 	}
 	if err := env.Minion.RefreshPillar(ctx); err != nil {
 		// salt/minion.py pillar_refresh's message for a failed compile.
-		env.Log.Error("Pillar data could not be refreshed. One or more masters may be down!", "err", err.Error())
+		env.Log.Error("Pillar data could not be refreshed. One or more masters may be down!", logattr.Err, err.Error())
 		return false
 	}
 	return true

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
@@ -210,7 +211,7 @@ func clearCache(_ context.Context, c *modules.Call) (any, error) {
 			return nil
 		}
 		if err := os.Remove(p); err != nil {
-			c.Env.Log.Error("Attempt to clear cache with saltutil.clear_cache FAILED", "err", err.Error())
+			c.Env.Log.Error("Attempt to clear cache with saltutil.clear_cache FAILED", logattr.Err, err.Error())
 			ok = false
 			return filepath.SkipAll
 		}
@@ -239,7 +240,7 @@ func clearJobCache(_ context.Context, c *modules.Call) (any, error) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
-			c.Env.Log.Error("Attempt to clear cache with saltutil.clear_job_cache FAILED", "err", err.Error())
+			c.Env.Log.Error("Attempt to clear cache with saltutil.clear_job_cache FAILED", logattr.Err, err.Error())
 			return false, nil
 		}
 	}

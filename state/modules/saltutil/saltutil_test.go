@@ -223,4 +223,3 @@ func TestCaches(t *testing.T) {
 		t.Error("cache file kept")
 	}
 }
-

@@ -58,11 +58,10 @@ func filterList(v any, form string) map[string]bool {
 }
 
 type syncArgs struct {
-	saltenvs       []string
-	white, black   map[string]bool
-	cleanDynamic   bool
-	hashType       string
-	extmods, cache string
+	saltenvs     []string
+	white, black map[string]bool
+	cleanDynamic bool
+	extmods      string
 }
 
 func newSyncArgs(c *modules.Call, form string) syncArgs {

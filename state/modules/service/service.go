@@ -17,7 +17,6 @@ package service
 
 import (
 	"context"
-	"log/slog"
 	"path"
 	"regexp"
 	"sort"
@@ -82,13 +81,6 @@ func (j *job) exec(ctx context.Context, args ...string) (syscmd.Result, error) {
 		return r, modules.Errorf("run %s: %w", args[0], err)
 	}
 	return r, nil
-}
-
-func (j *job) log() *slog.Logger {
-	if j.c.Env != nil && j.c.Env.Log != nil {
-		return j.c.Env.Log
-	}
-	return slog.New(slog.DiscardHandler)
 }
 
 func (j *job) path(p string) string {

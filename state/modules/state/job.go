@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
 	coregrains "github.com/brinesalt/brine/state/grains"
@@ -270,7 +271,7 @@ func (j *job) refresh(ctx context.Context, env *modules.Env, reGrains, rePillar 
 	if reGrains {
 		g, err := coregrains.Gather(ctx, coregrains.GatherOptions{Opts: env.Opts})
 		if err != nil || g == nil {
-			j.log.Error("Unable to refresh grains", "err", err)
+			j.log.Error("Unable to refresh grains", logattr.Err, err)
 		} else {
 			merged := env.Grains().Copy()
 			g.Range(func(k, v any) bool { merged.Set(k, v); return true })
@@ -283,7 +284,7 @@ func (j *job) refresh(ctx context.Context, env *modules.Env, reGrains, rePillar 
 	if rePillar {
 		p, err := j.compilePillar(ctx, j.override)
 		if err != nil {
-			j.log.Error("Unable to refresh pillar", "err", err)
+			j.log.Error("Unable to refresh pillar", logattr.Err, err)
 			return
 		}
 		j.pillar, env.Pillar = p, p

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -93,7 +94,7 @@ func (m *module) request(ctx context.Context, c *modules.Call) (any, error) {
 	req.Set(name, ordered.FromPairs("test_run", ret, "mods", mods, "kwargs", publicKwargs(kw)))
 	if err := saveRequests(c.Env, req); err != nil {
 		// Salt logs the failure and still returns the test run.
-		c.Env.Log.Error("Unable to write state request file. Check permission.", "path", requestPath(c.Env), "err", err)
+		c.Env.Log.Error("Unable to write state request file. Check permission.", "path", requestPath(c.Env), logattr.Err, err)
 	}
 	return ret, nil
 }
@@ -153,7 +154,7 @@ func (m *module) clearRequest(_ context.Context, c *modules.Call) (any, error) {
 	}
 	req.Delete(name)
 	if err := saveRequests(c.Env, req); err != nil {
-		c.Env.Log.Error("Unable to write state request file. Check permission.", "path", path, "err", err)
+		c.Env.Log.Error("Unable to write state request file. Check permission.", "path", path, logattr.Err, err)
 	}
 	return true, nil
 }

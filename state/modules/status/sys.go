@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
 	"github.com/brinesalt/brine/state/ordered"
@@ -120,7 +121,7 @@ func diskusage(_ context.Context, c *modules.Call) (any, error) {
 			// read (a permission-restricted or stale mount) is skipped
 			// instead, so one bad mount does not hide the others.
 			if i >= explicit {
-				c.Env.Log.Debug("statvfs failed", "path", p, "err", err.Error())
+				c.Env.Log.Debug("statvfs failed", "path", p, logattr.Err, err.Error())
 				continue
 			}
 			return nil, modules.Errorf("statvfs %s: %w", p, err)

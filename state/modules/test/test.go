@@ -153,6 +153,7 @@ func fib(_ context.Context, c *modules.Call) (any, error) {
 		return nil, err
 	}
 	if n < 0 {
+		//lint:ignore ST1005 Salt's exact message
 		return nil, fmt.Errorf("ValueError: Negative number is not allowed!")
 	}
 	start := time.Now()
@@ -198,6 +199,7 @@ func collatz(_ context.Context, c *modules.Call) (any, error) {
 }
 
 func exception(_ context.Context, c *modules.Call) (any, error) {
+	//lint:ignore ST1005 Salt's exact message
 	return nil, fmt.Errorf("Exception: %s", c.Str("message"))
 }
 

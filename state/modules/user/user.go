@@ -44,11 +44,10 @@ func init() { Register(modules.Default, &Module{Run: syscmd.Exec, Which: syscmd.
 
 // Passwd is one line of /etc/passwd.
 type Passwd struct {
-	Name, Passwd  string
-	UID, GID      int
-	Gecos         string
-	Home, Shell   string
-	fullGecosLine bool
+	Name, Passwd string
+	UID, GID     int
+	Gecos        string
+	Home, Shell  string
 }
 
 func (m *Module) root(c *modules.Call) string {

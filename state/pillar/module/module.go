@@ -305,11 +305,7 @@ func keys(_ context.Context, c *modules.Call) (any, error) {
 	if !isMap {
 		return nil, fmt.Errorf("ValueError: Pillar value in key %s is not a dict", key)
 	}
-	out := []any{}
-	for _, k := range m.Keys() {
-		out = append(out, k)
-	}
-	return out, nil
+	return append([]any{}, m.Keys()...), nil
 }
 
 // ls is pillar.ls: the top-level keys of pillar.items.
@@ -318,9 +314,5 @@ func ls(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []any{}
-	for _, k := range p.(*ordered.Map).Keys() {
-		out = append(out, k)
-	}
-	return out, nil
+	return append([]any{}, p.(*ordered.Map).Keys()...), nil
 }

@@ -164,11 +164,13 @@ func recurseSet(v any) (map[string]bool, error) {
 			for i, t := range recurseTypes {
 				quoted[i] = `"` + t + `"`
 			}
+			//lint:ignore ST1005 Salt's exact message
 			return nil, fmt.Errorf(`Types for "recurse" limited to %s.`, strings.Join(quoted, ", "))
 		}
 		set[s] = true
 	}
 	if set["ignore_files"] && set["ignore_dirs"] {
+		//lint:ignore ST1005 Salt's exact message
 		return nil, fmt.Errorf(`Must not specify "recurse" options "ignore_files" and "ignore_dirs" at the same time.`)
 	}
 	return set, nil

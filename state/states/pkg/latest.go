@@ -92,10 +92,7 @@ func Latest(ctx context.Context, c *states.Call) (*states.Result, error) {
 
 func latestInstall(ctx context.Context, c *states.Call, targets *ordered.Map, upToDate []string) (*states.Result, error) {
 	name := c.Arg("name")
-	var targeted []any
-	for _, k := range targets.Keys() {
-		targeted = append(targeted, k)
-	}
+	targeted := append([]any(nil), targets.Keys()...)
 	kw := []any{"name", nil, "refresh", false, "fromrepo", c.Arg("fromrepo"), "skip_verify", c.Arg("skip_verify"), "pkgs", targeted}
 	c.Kwargs.Range(func(k, v any) bool { kw = append(kw, k, v); return true })
 	ret, err := salt(ctx, c, "pkg.install", nil, kw...)

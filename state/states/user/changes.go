@@ -65,6 +65,7 @@ func (d *desired) changes(ctx context.Context, allowUID, allowGID bool) (*ordere
 		errs = append(errs, fmt.Sprintf("Changing gid (%s -> %s) not permitted, set allow_gid_change to True to force this change. Note that this will not change file ownership.", str(lusr.Value("gid")), str(d.gid)))
 	}
 	if len(errs) > 0 {
+		//lint:ignore ST1005 Salt's exact message
 		return nil, true, fmt.Errorf("Encountered error checking for needed changes. Additional info follows:\n\n- %s", strings.Join(errs, "\n- "))
 	}
 	return ch, true, nil
