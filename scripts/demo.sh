@@ -28,6 +28,7 @@ file_roots:
     - $PWD/examples/salt
 interface: $controller
 sock_dir: $dir/sock
+ssh_log_file: $dir/ssh.log
 CONF
 
 ssh_() { echo; echo "\$ salt-ssh $*"; "$bin/salt-ssh" -c "$dir/etc" "$@"; }

@@ -303,8 +303,8 @@ func writeInputs(work string, c *testhosts.Cluster) (inputs, error) {
 	// Every tool logs in as the same user with the same key; none uses sudo
 	// unless the row says so (the floor runs `true` as that user).
 	rosterPath := filepath.Join(work, "roster")
-	master := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\n",
-		work, work, c.KnownHostsPath(), rosterPath)
+	master := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nssh_log_file: %s/ssh.log\n",
+		work, work, c.KnownHostsPath(), rosterPath, work)
 	var hosts, ips, inv, roster strings.Builder
 	inv.WriteString("[all]\n")
 	for _, h := range c.Hosts() {

@@ -74,8 +74,8 @@ func (e *Env) writeInputs() error {
 		return err
 	}
 	roster := filepath.Join(e.Work, "roster")
-	master := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nfile_roots:\n  base:\n    - %s\n",
-		e.Work, e.Work, c.KnownHostsPath(), roster, e.FileRoot)
+	master := fmt.Sprintf("pki_dir: %s/pki\ncachedir: %s/cache\nknown_hosts_file: %s\nroster_file: %s\nssh_log_file: %s/ssh.log\nfile_roots:\n  base:\n    - %s\n",
+		e.Work, e.Work, c.KnownHostsPath(), roster, e.Work, e.FileRoot)
 	var inv, ros strings.Builder
 	inv.WriteString("[all]\n")
 	for _, h := range c.Hosts() {
