@@ -14,8 +14,8 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 )
 
-// registerMisc adds the small path and inode helpers.
-func registerMisc(reg func(name, doc string, s modules.Spec, fn modules.Func)) {
+// registerFSOps adds the small path and inode helpers.
+func registerFSOps(reg func(name, doc string, s modules.Spec, fn modules.Func)) {
 	registerManaged(reg)
 	registerBackups(reg)
 	reg("readdir", "List a directory with . and ..", sig(req("path")), readdir)

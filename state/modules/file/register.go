@@ -74,7 +74,7 @@ func Register(r *modules.Registry) {
 	reg("access", "Test access to a path.", sig(req("path"), req("mode")), access)
 	reg("check_perms", "Check and set the permissions of a file.", sig(req("name"), req("ret"), req("user"), req("group"), req("mode"), opt("attrs", nil), opt("follow_symlinks", false)), checkPermsFn)
 	reg("source_list", "Return the first existing source and its hash.", sig(req("source"), req("source_hash"), req("saltenv")), sourceListFn)
-	registerMisc(reg)
+	registerFSOps(reg)
 	reg("normpath", "Return os.path.normpath of path.", sig(req("path")), func(_ context.Context, c *modules.Call) (any, error) {
 		return filepath.Clean(c.Str("path")), nil
 	})
