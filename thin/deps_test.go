@@ -24,7 +24,7 @@ func TestThinDeps(t *testing.T) {
 		{brine + "cmd/salt-thin", transport},
 		{brine + "cmd/salt-thin-core", append([]string{"crypto/tls", "crypto/x509",
 			brine + "state/jinja", brine + "state/modules/all", brine + "state/modules/cp",
-			brine + "state/modules/file", brine + "state/modules/state",
+			brine + "state/modules/file", brine + "state/apply",
 			brine + "state/modules/sys", brine + "state/states", brine + "state/compile", brine + "state/render", brine + "state/run", brine + "state/pillar",
 			brine + "state/fileclient", brine + "minion", brine + "internal/httpget",
 			brine + "state/saltyaml", brine + "state/grains/grainsyaml", "go.yaml.in/yaml", "gopkg.in/yaml.v3"}, transport...)},

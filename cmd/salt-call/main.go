@@ -29,7 +29,7 @@ import (
 	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	statemod "github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/pillar/module"
 	staterun "github.com/brinesalt/brine/state/run"
@@ -240,7 +240,7 @@ func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger, mn *minion
 		env.Files = mn.FileClient(ctx)
 		env.PillarSource = mn.PillarSource(g)
 	}
-	p, err := statemod.CompilePillar(ctx, env, nil)
+	p, err := apply.CompilePillar(ctx, env, nil)
 	if err != nil {
 		return nil, err
 	}

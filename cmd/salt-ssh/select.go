@@ -9,7 +9,7 @@ import (
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
-	statemod "github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
@@ -106,7 +106,7 @@ func (a *app) hostPillar(ctx context.Context, t roster.Target, grains *ordered.M
 	t.MinionOpts.Range(func(k, v any) bool { opts.Set(k, v); return true })
 	opts.Set("id", t.ID)
 	env := (&modules.Env{Opts: opts, Registry: modules.Default, Log: a.log, Context: map[string]any{}}).WithGrains(grains)
-	return statemod.CompilePillar(ctx, env, nil)
+	return apply.CompilePillar(ctx, env, nil)
 }
 
 func (a *app) grainsCache() *sshexec.GrainsCache {

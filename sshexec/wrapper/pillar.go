@@ -9,7 +9,7 @@ import (
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
-	statemod "github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 )
@@ -66,7 +66,7 @@ func (s *States) PlanPillar(fun string, args []any, kwargs *ordered.Map) func(co
 			return nil, fmt.Errorf("learn the grains of %s: %w", h.Target.ID, err)
 		}
 		env := s.env(h, grains)
-		if env.Pillar, err = statemod.CompilePillar(ctx, env, nil); err != nil {
+		if env.Pillar, err = apply.CompilePillar(ctx, env, nil); err != nil {
 			return wfuncFailure(fun, err), nil
 		}
 		ret, err := runPillarFunc(ctx, env, fun, args, kwargs)

@@ -23,7 +23,7 @@ import (
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
@@ -70,11 +70,11 @@ func (s *States) Plan(fun string, args []any, kwargs *ordered.Map) func(context.
 			return nil, fmt.Errorf("learn the grains of %s: %w", h.Target.ID, err)
 		}
 		env := s.env(h, grains)
-		pr, err := state.Plan(ctx, env, s.States, fun, args, kwargs)
+		pr, err := apply.Plan(ctx, env, s.States, fun, args, kwargs)
 		if err != nil {
 			return &sshexec.Plan{Done: true, Return: err.Error(), Retcode: 1}, nil
 		}
-		out := state.Outputter(fun)
+		out := apply.Outputter(fun)
 		if pr.HasDone {
 			rc, _ := env.Context["retcode"].(int)
 			return &sshexec.Plan{Done: true, Return: pr.Done, Retcode: rc, Out: out}, nil

@@ -12,7 +12,7 @@ import (
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/run"
 	"github.com/brinesalt/brine/state/states"
-	teststate "github.com/brinesalt/brine/state/states/test"
+	"github.com/brinesalt/brine/state/states/teststate"
 )
 
 // aggRegistry has an "agg" state module whose run() reports the names

@@ -14,8 +14,8 @@ import (
 	"github.com/brinesalt/brine/state/run"
 	"github.com/brinesalt/brine/state/saltyaml"
 	"github.com/brinesalt/brine/state/states"
-	cmdstate "github.com/brinesalt/brine/state/states/cmd"
-	teststate "github.com/brinesalt/brine/state/states/test"
+	"github.com/brinesalt/brine/state/states/cmdstate"
+	"github.com/brinesalt/brine/state/states/teststate"
 )
 
 // high builds high data from one SLS file the way the compiler does.

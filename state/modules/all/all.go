@@ -22,7 +22,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/pkg"
 	_ "github.com/brinesalt/brine/state/modules/saltutil"
 	_ "github.com/brinesalt/brine/state/modules/service"
-	_ "github.com/brinesalt/brine/state/modules/state"
+	_ "github.com/brinesalt/brine/state/apply"
 	_ "github.com/brinesalt/brine/state/modules/status"
 	_ "github.com/brinesalt/brine/state/modules/sys"
 	_ "github.com/brinesalt/brine/state/modules/test"

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/state/modules"
-	grainsmod "github.com/brinesalt/brine/state/modules/grains"
+	"github.com/brinesalt/brine/state/modules/grains"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -55,7 +55,7 @@ func listFunctions(_ context.Context, c *modules.Call) (any, error) {
 	for _, m := range args {
 		for _, f := range all {
 			if strings.ContainsAny(m, "*.") {
-				if grainsmod.Fnmatch(m, f) {
+				if grains.Fnmatch(m, f) {
 					set[f] = true
 				}
 			} else if strings.HasPrefix(f, m+".") {
@@ -76,7 +76,7 @@ func listModules(_ context.Context, c *modules.Call) (any, error) {
 			continue
 		}
 		for _, m := range args {
-			if strings.Contains(m, "*") && grainsmod.Fnmatch(m, f) || mod == m {
+			if strings.Contains(m, "*") && grains.Fnmatch(m, f) || mod == m {
 				set[mod] = true
 			}
 		}
@@ -112,7 +112,7 @@ func doc(_ context.Context, c *modules.Call) (any, error) {
 // module prefix ("sys" and "sys." select sys.*, not sysctl.*).
 func docMatch(m, f string) bool {
 	if strings.Contains(m, "*") {
-		return grainsmod.Fnmatch(m, f)
+		return grains.Fnmatch(m, f)
 	}
 	target := m
 	if m != "" && !strings.HasSuffix(m, ".") {
@@ -127,7 +127,7 @@ func argspec(_ context.Context, c *modules.Call) (any, error) {
 	for _, f := range names(c) {
 		var match bool
 		if strings.ContainsAny(module, "*.") {
-			match = grainsmod.Fnmatch(module, f)
+			match = grains.Fnmatch(module, f)
 		} else {
 			match = strings.HasPrefix(f, module+".")
 		}

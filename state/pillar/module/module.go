@@ -13,7 +13,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	statemod "github.com/brinesalt/brine/state/modules/state"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 	"github.com/brinesalt/brine/state/saltyaml"
@@ -90,7 +90,7 @@ func compileIn(ctx context.Context, env *modules.Env, pillarenv string, override
 		e.Opts.Set("pillarenv", pillarenv)
 		env = &e
 	}
-	return statemod.CompilePillar(ctx, env, override)
+	return apply.CompilePillar(ctx, env, override)
 }
 
 // pillarFor is the in-memory pillar, or a fresh one when pillarenv or

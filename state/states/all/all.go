@@ -3,12 +3,12 @@
 package all
 
 import (
-	_ "github.com/brinesalt/brine/state/states/cmd"
-	_ "github.com/brinesalt/brine/state/states/file"
-	_ "github.com/brinesalt/brine/state/states/group"
-	_ "github.com/brinesalt/brine/state/states/module"
-	_ "github.com/brinesalt/brine/state/states/pkg"
-	_ "github.com/brinesalt/brine/state/states/service"
-	_ "github.com/brinesalt/brine/state/states/test"
-	_ "github.com/brinesalt/brine/state/states/user"
+	_ "github.com/brinesalt/brine/state/states/cmdstate"
+	_ "github.com/brinesalt/brine/state/states/filestate"
+	_ "github.com/brinesalt/brine/state/states/groupstate"
+	_ "github.com/brinesalt/brine/state/states/modulerun"
+	_ "github.com/brinesalt/brine/state/states/pkgstate"
+	_ "github.com/brinesalt/brine/state/states/servicestate"
+	_ "github.com/brinesalt/brine/state/states/teststate"
+	_ "github.com/brinesalt/brine/state/states/userstate"
 )
