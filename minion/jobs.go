@@ -8,7 +8,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
@@ -114,7 +114,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 // keeps its own file_roots and pillar_roots (salt/minion.py with
 // file_client local).
 func (m *Minion) jobOptions(ctx context.Context, g *ordered.Map) thin.Options {
-	o := thin.Options{Gather: func(context.Context, grains.GatherOptions) (*ordered.Map, error) {
+	o := thin.Options{Gather: func(context.Context, coregrains.GatherOptions) (*ordered.Map, error) {
 		return g.Copy(), nil
 	}, Minion: m}
 	if fc, _ := m.opts.Value("file_client").(string); fc != "local" {

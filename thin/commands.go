@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/version"
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/thin/frame"
 )
@@ -109,7 +109,7 @@ func runVersion(_ context.Context, inv *Invocation) int {
 }
 
 func runGrains(ctx context.Context, inv *Invocation) int {
-	g, err := grains.Gather(ctx, grains.GatherOptions{})
+	g, err := coregrains.Gather(ctx, coregrains.GatherOptions{})
 	if err != nil {
 		fmt.Fprintf(inv.Stderr, "salt-thin grains: %s\n", err)
 		return ExGeneric

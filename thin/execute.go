@@ -14,7 +14,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
 	"github.com/brinesalt/brine/state/ordered"
@@ -30,7 +30,7 @@ type Options struct {
 	// executables synced into <extension_modules>/grains
 	// (proc.LoadCustomGrains), then the grains file, then the
 	// `grains:` option.
-	Gather func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error)
+	Gather func(ctx context.Context, o coregrains.GatherOptions) (*ordered.Map, error)
 	// Jobs is where the job is registered while it runs, so that
 	// saltutil.running, find_job and kill_job see it; nil means
 	// proc.Jobs. A job whose JID is registered already (by the
@@ -105,7 +105,7 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 	log := newLogger(o.Log, opts)
 	load := func() *ordered.Map {
 		g := o.grains(ctx, opts, log)
-		grains.Overlay(g, job.Grains)
+		coregrains.Overlay(g, job.Grains)
 		return g
 	}
 	pillar := job.Pillar
@@ -153,7 +153,7 @@ func (o Options) files(job *frame.Job, opts *ordered.Map) modules.FileClient {
 // (salt/loader grains() without grains_deep_merge).
 func (o Options) grains(ctx context.Context, opts *ordered.Map, log *slog.Logger) *ordered.Map {
 	if o.Gather != nil {
-		g, err := o.Gather(ctx, grains.GatherOptions{Opts: opts})
+		g, err := o.Gather(ctx, coregrains.GatherOptions{Opts: opts})
 		if err != nil || g == nil {
 			g = ordered.FromPairs("id", opts.Value("id"))
 		}
@@ -173,13 +173,13 @@ func GatherGrains(ctx context.Context, opts *ordered.Map, log *slog.Logger) *ord
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return customGrains(ctx, grains.Gather, opts, log)
+	return customGrains(ctx, coregrains.Gather, opts, log)
 }
 
 // customGrains gathers core grains with core and applies the custom
 // ones over them in Salt's order.
-func customGrains(ctx context.Context, core func(context.Context, grains.GatherOptions) (*ordered.Map, error), opts *ordered.Map, log *slog.Logger) *ordered.Map {
-	g, err := core(ctx, grains.GatherOptions{Opts: opts, SkipCustom: true})
+func customGrains(ctx context.Context, core func(context.Context, coregrains.GatherOptions) (*ordered.Map, error), opts *ordered.Map, log *slog.Logger) *ordered.Map {
+	g, err := core(ctx, coregrains.GatherOptions{Opts: opts, SkipCustom: true})
 	if err != nil || g == nil {
 		g = ordered.FromPairs("id", opts.Value("id"))
 	}
@@ -187,14 +187,14 @@ func customGrains(ctx context.Context, core func(context.Context, grains.GatherO
 	if err != nil {
 		log.Error("custom grains failed", logattr.Err, err)
 	}
-	grains.Overlay(g, custom)
-	if file, err := grains.LoadFile(grains.GrainsFilePath(opts)); err == nil {
-		grains.Overlay(g, file)
+	coregrains.Overlay(g, custom)
+	if file, err := coregrains.LoadFile(coregrains.GrainsFilePath(opts)); err == nil {
+		coregrains.Overlay(g, file)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		log.Error("grains file", logattr.Err, err)
 	}
 	if static, ok := opts.Value("grains").(*ordered.Map); ok {
-		grains.Overlay(g, static)
+		coregrains.Overlay(g, static)
 	}
 	return g
 }

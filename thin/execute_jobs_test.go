@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )
 
-func fixedGrains(context.Context, grains.GatherOptions) (*ordered.Map, error) {
+func fixedGrains(context.Context, coregrains.GatherOptions) (*ordered.Map, error) {
 	return ordered.FromPairs("id", "web1"), nil
 }
 
@@ -131,7 +131,7 @@ func TestExecuteGathersGrainsOnFirstUse(t *testing.T) {
 		{"grains.get", []any{"id"}, frame.OfferGrains, 1},
 	} {
 		gathers := 0
-		gather := func(ctx context.Context, o grains.GatherOptions) (*ordered.Map, error) {
+		gather := func(ctx context.Context, o coregrains.GatherOptions) (*ordered.Map, error) {
 			gathers++
 			return fixedGrains(ctx, o)
 		}

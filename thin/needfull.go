@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/frame"
@@ -21,10 +21,10 @@ import (
 // YAML only the full thin reads. The job has not started then, so the
 // controller can send the full thin and run it there instead.
 func lacksYAMLFor(opts *ordered.Map) string {
-	if grains.HasYAML() {
+	if coregrains.HasYAML() {
 		return ""
 	}
-	if path := grains.GrainsFilePath(opts); exists(path) {
+	if path := coregrains.GrainsFilePath(opts); exists(path) {
 		return "grains file " + path
 	}
 	if entries, err := os.ReadDir(proc.GrainsDir(opts)); err == nil && len(entries) > 0 {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
 	"github.com/brinesalt/brine/state/ordered"
@@ -122,7 +122,7 @@ func TestExecuteFreshRegistry(t *testing.T) {
 	r.Register(modules.Function{Name: "x.panic", Doc: "d", Fn: func(context.Context, *modules.Call) (any, error) {
 		panic("kaboom")
 	}})
-	gather := func(context.Context, grains.GatherOptions) (*ordered.Map, error) {
+	gather := func(context.Context, coregrains.GatherOptions) (*ordered.Map, error) {
 		return ordered.FromPairs("os", "Fake", "fqdn", "fake.example"), nil
 	}
 	res := thin.Execute(context.Background(), &frame.Job{Fun: "x.result"}, thin.Options{Registry: r, Gather: gather, Log: io.Discard})

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -28,19 +28,19 @@ func minionOpts(work string, cached bool) *ordered.Map {
 // dominate on a host with addresses that have no PTR record), and from
 // a fresh grains_cache.
 func benchGather(ctx context.Context, work string, coldRuns, cachedRuns int) ([]row, error) {
-	cold, err := timeGather(ctx, grains.GatherOptions{Opts: minionOpts(work, false)}, coldRuns)
+	cold, err := timeGather(ctx, coregrains.GatherOptions{Opts: minionOpts(work, false)}, coldRuns)
 	if err != nil {
 		return nil, err
 	}
 	noFQDNs := minionOpts(work, false)
 	noFQDNs.Set("enable_fqdns_grains", false)
-	coldNoDNS, err := timeGather(ctx, grains.GatherOptions{Opts: noFQDNs}, coldRuns)
+	coldNoDNS, err := timeGather(ctx, coregrains.GatherOptions{Opts: noFQDNs}, coldRuns)
 	if err != nil {
 		return nil, err
 	}
-	cachedOpts := grains.GatherOptions{Opts: minionOpts(work, true)}
+	cachedOpts := coregrains.GatherOptions{Opts: minionOpts(work, true)}
 	// The first call writes the cache; the timed calls read it.
-	if _, err := grains.Gather(ctx, cachedOpts); err != nil {
+	if _, err := coregrains.Gather(ctx, cachedOpts); err != nil {
 		return nil, fmt.Errorf("gather grains: %w", err)
 	}
 	cached, err := timeGather(ctx, cachedOpts, cachedRuns)
@@ -48,20 +48,20 @@ func benchGather(ctx context.Context, work string, coldRuns, cachedRuns int) ([]
 		return nil, err
 	}
 	return []row{
-		{name: "grains.Gather, cold (fqdns on, the default)", times: cold},
-		{name: "grains.Gather, cold, enable_fqdns_grains: False", times: coldNoDNS},
-		{name: "grains.Gather, grains_cache hit", times: cached},
+		{name: "coregrains.Gather, cold (fqdns on, the default)", times: cold},
+		{name: "coregrains.Gather, cold, enable_fqdns_grains: False", times: coldNoDNS},
+		{name: "coregrains.Gather, grains_cache hit", times: cached},
 	}, nil
 }
 
-func timeGather(ctx context.Context, opts grains.GatherOptions, runs int) ([]time.Duration, error) {
+func timeGather(ctx context.Context, opts coregrains.GatherOptions, runs int) ([]time.Duration, error) {
 	times := make([]time.Duration, 0, runs)
 	for range runs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		start := time.Now()
-		g, err := grains.Gather(ctx, opts)
+		g, err := coregrains.Gather(ctx, opts)
 		times = append(times, time.Since(start))
 		if err != nil {
 			return nil, fmt.Errorf("gather grains: %w", err)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
@@ -67,7 +67,7 @@ func fleet(ctx context.Context, n int) ([]*target.Minion, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	base, err := grains.Gather(ctx, grains.GatherOptions{Opts: minionOpts(work, false)})
+	base, err := coregrains.Gather(ctx, coregrains.GatherOptions{Opts: minionOpts(work, false)})
 	if err != nil {
 		return nil, fmt.Errorf("gather grains: %w", err)
 	}

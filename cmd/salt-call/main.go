@@ -24,12 +24,12 @@ import (
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/minion"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/fileclient"
-	"github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/pillar/module"
 	staterun "github.com/brinesalt/brine/state/run"
@@ -210,7 +210,7 @@ func connect(ctx context.Context, o *options, log *slog.Logger, stderr io.Writer
 // newEnv gathers grains and compiles pillar into a job environment. With
 // a connected minion, salt:// files and pillar come from its master.
 func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger, mn *minion.Minion) (*modules.Env, error) {
-	g, err := grains.Gather(ctx, grains.GatherOptions{Opts: opts})
+	g, err := coregrains.Gather(ctx, coregrains.GatherOptions{Opts: opts})
 	if err != nil || g == nil {
 		g = ordered.New()
 		if cg, ok := opts.Value("grains").(*ordered.Map); ok {

@@ -31,7 +31,7 @@ var layers = []struct {
 	{"state/render", 5}, {"internal/config", 5}, {"internal/pki", 5}, {"internal/jobcache", 5},
 	{"internal/transport", 5}, {"internal/daemon", 5},
 	// What a state run reads: files, grains, pillar.
-	{"state/fileclient", 6}, {"state/grains", 6}, {"state/pillar", 6},
+	{"state/fileclient", 6}, {"state/coregrains", 6}, {"state/pillar", 6},
 	// Execution modules, the shell runner, returners.
 	{"state/modules", 7}, {"state/shell", 7}, {"state/returners", 7},
 	// State modules, then the runner.

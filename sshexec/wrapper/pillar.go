@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
-	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 )

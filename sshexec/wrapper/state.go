@@ -21,9 +21,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/brinesalt/brine/sshexec"
+	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )

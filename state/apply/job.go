@@ -8,8 +8,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/state/compile"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/fileclient"
-	coregrains "github.com/brinesalt/brine/state/grains"
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"

@@ -2,7 +2,7 @@ package apply
 
 import (
 	"context"
-	_ "github.com/brinesalt/brine/state/grains/grainsyaml" // grains files (state.disable keeps its list there)
+	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml" // grains files (state.disable keeps its list there)
 	"os"
 	"path/filepath"
 	"strings"

@@ -27,7 +27,7 @@ var Modules = []string{"cmd", "grains", "test"}
 // loader's modules or call a function named in their arguments
 // (salt/modules/test.py module_report, provider, providers, cross_test,
 // try), and those that write the grains file, whose YAML codec the core
-// does not link (state/grains/grainsyaml).
+// does not link (state/coregrains/grainsyaml).
 var needsFull = map[string]bool{
 	"test.cross_test":    true,
 	"test.module_report": true,

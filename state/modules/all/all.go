@@ -4,7 +4,8 @@
 package all
 
 import (
-	_ "github.com/brinesalt/brine/state/grains/grainsyaml"
+	_ "github.com/brinesalt/brine/state/apply"
+	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml"
 	_ "github.com/brinesalt/brine/state/modules/archive"
 	_ "github.com/brinesalt/brine/state/modules/cmd"
 	_ "github.com/brinesalt/brine/state/modules/config"
@@ -22,7 +23,6 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/pkg"
 	_ "github.com/brinesalt/brine/state/modules/saltutil"
 	_ "github.com/brinesalt/brine/state/modules/service"
-	_ "github.com/brinesalt/brine/state/apply"
 	_ "github.com/brinesalt/brine/state/modules/status"
 	_ "github.com/brinesalt/brine/state/modules/sys"
 	_ "github.com/brinesalt/brine/state/modules/test"

@@ -2,7 +2,7 @@ package grains
 
 import (
 	"context"
-	_ "github.com/brinesalt/brine/state/grains/grainsyaml" // grains files and custom grain output
+	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml" // grains files and custom grain output
 	"io"
 	"log/slog"
 	"os"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	coregrains "github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )

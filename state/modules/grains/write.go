@@ -9,7 +9,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/py"
-	coregrains "github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )

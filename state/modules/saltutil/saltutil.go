@@ -146,7 +146,7 @@ func syncAll(ctx context.Context, c *modules.Call) (any, error) {
 	return ret, nil
 }
 
-// dropGrainsCache removes the cached core grains (state/grains keeps
+// dropGrainsCache removes the cached core grains (state/coregrains keeps
 // them in <cachedir>/grains.cache.json), as Salt removes grains.cache.p.
 func dropGrainsCache(env *modules.Env) {
 	cachedir, _ := env.Opts.Value("cachedir").(string)

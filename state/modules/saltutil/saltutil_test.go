@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	_ "github.com/brinesalt/brine/state/grains/grainsyaml" // grains files and custom grain output
+	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml" // grains files and custom grain output
 	"io"
 	"log/slog"
 	"os"

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/apply"
+	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 	"github.com/brinesalt/brine/state/saltyaml"

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )
@@ -63,7 +63,7 @@ func LoadCustomGrains(ctx context.Context, dir string) (*ordered.Map, error) {
 			errs = append(errs, err)
 			continue
 		}
-		grains.Overlay(out, m)
+		coregrains.Overlay(out, m)
 	}
 	return out, errors.Join(errs...)
 }
@@ -91,7 +91,7 @@ func runGrain(ctx context.Context, path string) (*ordered.Map, error) {
 		}
 		return nil, fmt.Errorf("custom grains %s: %w: %s", path, err, strings.TrimSpace(stderr.String()))
 	}
-	v, err := grains.DecodeYAML(stdout.Bytes())
+	v, err := coregrains.DecodeYAML(stdout.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("custom grains %s: decode output: %w", path, err)
 	}

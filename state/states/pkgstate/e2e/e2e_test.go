@@ -10,10 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/pkgtest"
+	_ "github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	_ "github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/states/all"
 )

@@ -1,4 +1,4 @@
-package grains_test
+package coregrains_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/brinesalt/brine/state/grains"
-	_ "github.com/brinesalt/brine/state/grains/grainsyaml"
+	"github.com/brinesalt/brine/state/coregrains"
+	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml"
 	"github.com/brinesalt/brine/state/ordered"
 )
 
@@ -19,7 +19,7 @@ func TestGrainsFileOverlayAndYAML(t *testing.T) {
 	if err := os.WriteFile(file, []byte("roles:\n  - web\n  - db\nenabled: yes\nmode: 0755\nos: Custom\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := grains.Gather(context.Background(), grains.GatherOptions{Root: "testdata/debian12", Opts: ordered.FromPairs("config_dir", dir)})
+	g, err := coregrains.Gather(context.Background(), coregrains.GatherOptions{Root: "testdata/debian12", Opts: ordered.FromPairs("config_dir", dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,10 +29,10 @@ func TestGrainsFileOverlayAndYAML(t *testing.T) {
 		}
 	}
 	m := ordered.FromPairs("b", "yes", "a", ordered.FromPairs("x", []any{1, "two", nil}))
-	if err := grains.SaveFile(file, m); err != nil {
+	if err := coregrains.SaveFile(file, m); err != nil {
 		t.Fatal(err)
 	}
-	back, err := grains.LoadFile(file)
+	back, err := coregrains.LoadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

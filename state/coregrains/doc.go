@@ -13,4 +13,4 @@
 // Custom grains follow Salt's loader order (salt/loader grains()): core
 // grains, then the grains file (<config_dir>/grains, extra.config), then
 // the `grains:` minion option, each replacing top-level keys.
-package grains
+package coregrains

@@ -1,4 +1,4 @@
-package grains
+package coregrains
 
 import (
 	"net/netip"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package grains
+package coregrains
 
 import (
 	"context"

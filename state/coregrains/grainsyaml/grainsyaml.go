@@ -14,13 +14,13 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/brinesalt/brine/state/grains"
+	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 func init() {
-	grains.RegisterYAML(grains.YAMLCodec{Decode: decode, Encode: encode})
+	coregrains.RegisterYAML(coregrains.YAMLCodec{Decode: decode, Encode: encode})
 }
 
 // encode is Salt's safe_dump(default_flow_style=False): block style.
