@@ -17,7 +17,7 @@ deps:
 
 build: thin
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/... ./internal/testhosts/cmd/testhosts
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/... ./internal/testsupport/testhosts/cmd/testhosts
 
 # Two static thin binaries per target architecture, the full runtime and
 # the core flavor (test, cmd, grains; see thin/core) that salt-ssh sends
@@ -60,12 +60,12 @@ vet:
 # harness's own tests beside the other packages' clusters (they once killed
 # a live cluster's session; fixed, see docs/NOTES.md). testsummary prints
 # each package's result, every failure's output and every skip with its
-# reason, fails on a skip that internal/testsummary/allowed_skips.txt does
+# reason, fails on a skip that internal/testsupport/testsummary/allowed_skips.txt does
 # not justify, and ends with the line `N passed, N failed, N skipped`.
 test: deps build vet
-	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
+	@$(GO) build -o $(BIN)/testsummary ./internal/testsupport/testsummary
 	@set -o pipefail; BRINE_REQUIRE_HOSTS=1 BRINE_BIN=$(BIN) $(GO) test -json -count=1 -timeout 30m ./... 2>&1 \
-		| $(BIN)/testsummary -allow internal/testsummary/allowed_skips.txt
+		| $(BIN)/testsummary -allow internal/testsupport/testsummary/allowed_skips.txt
 
 bench: build
 	@scripts/install-deps.sh --bench

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/roster"
 	"github.com/google/go-cmp/cmp"
 )

@@ -7,7 +7,7 @@
 #   scripts/install-deps.sh --bench   also ansible-core and hyperfine (bench/)
 #
 # The system's own sshd service is never started or needed: the test-host
-# harness (internal/testhosts) runs its own sshd processes with their own
+# harness (internal/testsupport/testhosts) runs its own sshd processes with their own
 # configs. Only the privilege-separation directory /run/sshd must exist.
 set -euo pipefail
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec/sshconn"
 	"github.com/brinesalt/brine/state/ordered"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all" // salt-ssh's registry
 	"github.com/brinesalt/brine/state/ordered"

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 	"github.com/brinesalt/brine/state/ordered"
 )
 

@@ -30,7 +30,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 )
 
 func main() {

@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 type sample struct {

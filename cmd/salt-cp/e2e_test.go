@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/brinesalt/brine/internal/clustertest"
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // The end-to-end test runs a real master and three salt-minion

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 )
 
 // zmtpStart is what a ZMTP 3.0 REQ peer sends before its first message:

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/jid"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/state/ordered"
 )

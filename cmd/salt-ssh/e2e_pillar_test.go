@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // TestE2EPillarFunctions: pillar.items, get, item, raw and keys answer

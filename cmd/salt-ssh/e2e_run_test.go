@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // End-to-end tests of the per-run connection settings: remote port

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // Secrets of TestE2ESecretsNeverLeak, unique on the machine so that no

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // writeTree writes files (slash paths relative to dir) for a test.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // TestE2EBadRegexInTargetFails: a regex Python rejects inside a compound

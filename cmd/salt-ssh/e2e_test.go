@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // The end-to-end tests run salt-ssh's run() in-process against real
-// OpenSSH sshd hosts made by internal/testhosts, with a thin binary built
+// OpenSSH sshd hosts made by internal/testsupport/testhosts, with a thin binary built
 // once per test binary.
 
 var (

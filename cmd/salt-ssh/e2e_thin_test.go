@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // TestE2EStaleUploadsCleared: the partial uploads a killed salt-ssh

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // The roster backends and roster flags end to end: each run is salt-ssh's

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 )
 
 // TestMasterLostMidJob stops the master while salt waits for a job: the

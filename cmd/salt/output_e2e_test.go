@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 )
 
 // testOutputOptions runs salt's output options against the cluster's

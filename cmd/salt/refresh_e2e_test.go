@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 )
 
 // TestRefreshEndToEnd runs a master and two salt-minion daemons and

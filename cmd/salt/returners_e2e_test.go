@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 )
 
 // returnerConf is m1's returner settings: the default rawfile_json file

@@ -4,7 +4,7 @@
 // all report salt.version.__version__. Brine reports the Salt release
 // whose behaviour it reproduces, so that states and templates that test
 // `grains['saltversioninfo']` keep working; the conformance cases in
-// internal/conformance/testdata/salt3006 were recorded against that release. Brine's own
+// internal/testsupport/conformance/testdata/salt3006 were recorded against that release. Brine's own
 // version is reported separately, in versions_report and `salt-thin version`.
 package version
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 )
 
 func TestAuthFailure(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 )
 
 func TestMain(m *testing.M) {

@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/brinesalt/brine/internal/sshtest"
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // startSSHD gives the test a real OpenSSH sshd, a test host of the harness,

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/sshtest"
+	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 )
 
 func TestUpload(t *testing.T) {

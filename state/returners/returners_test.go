@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
-	"github.com/brinesalt/brine/internal/clustertest"
+	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/ordered"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // Env is a started cluster with the inputs both tools share.

@@ -1,5 +1,5 @@
 // Package sshside runs salt-ssh state.apply and its Ansible equivalent
-// side by side on the same real sshd test hosts (internal/testhosts), for
+// side by side on the same real sshd test hosts (internal/testsupport/testhosts), for
 // the bench/stateapply and bench/filepush drivers: it starts the
 // cluster, writes one master config, roster and inventory for both
 // tools, times every command as its own process (wall, CPU of the

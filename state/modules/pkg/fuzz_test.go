@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/pkgtest"
+	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
 	"github.com/brinesalt/brine/state/ordered"
 )
 

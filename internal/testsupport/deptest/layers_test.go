@@ -44,9 +44,7 @@ var layers = []struct {
 	// Executors.
 	{"sshexec", 12}, {"master", 12}, {"minion", 12},
 	// Test support, then commands and benchmarks.
-	{"internal/testhosts", 20}, {"internal/clustertest", 20}, {"internal/sshtest", 20},
-	{"internal/pkgtest", 20}, {"internal/conformance", 20}, {"internal/deptest", 20},
-	{"internal/testsummary", 20},
+	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},
 }
 

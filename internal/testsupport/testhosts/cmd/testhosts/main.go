@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // repoRoot walks up from the test's directory to the go.mod.

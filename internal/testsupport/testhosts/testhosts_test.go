@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // TestUnprivileged checks the fallback without root: plain loopback sshd

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 func TestUpExecDown(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/internal/testhosts"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // fakeTB records how New gives up; Skip and Fatal unwind like the real ones.
