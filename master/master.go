@@ -99,6 +99,14 @@ func New(o Options, log *slog.Logger) (*Master, error) {
 // Bus is the master's event bus.
 func (m *Master) Bus() *Bus { return m.bus }
 
+// rotateOrWarn is rotateAES for the maintenance loop, which cannot stop
+// for a failed rotation: it logs the failure, and the old key stays in use.
+func (m *Master) rotateOrWarn(why string) {
+	if err := m.rotateAES(why); err != nil {
+		m.log.Warn("AES key not rotated; the previous key stays in use", "reason", why, logattr.Err, err)
+	}
+}
+
 // rotateAES replaces the publish key (salt.master.SMaster.rotate_secrets);
 // minions fail to decrypt the next publication and sign in again.
 func (m *Master) rotateAES(why string) error {
@@ -314,17 +322,19 @@ func (m *Master) maintenance(ctx context.Context) {
 		case now := <-tick.C:
 			dfn := filepath.Join(m.o.CacheDir, ".dfn")
 			if _, err := os.Stat(dfn); err == nil {
-				_ = os.Remove(dfn)
+				if err := os.Remove(dfn); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					m.log.Warn("remove .dfn", logattr.Err, err)
+				}
 				m.forgetRemovedKeys()
 				if m.o.RotateAESKey {
-					_ = m.rotateAES("key removed")
+					m.rotateOrWarn("key removed")
 					lastRotate = now
 				}
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				m.log.Warn("check .dfn", logattr.Err, err)
 			}
 			if m.o.PublishSession > 0 && now.Sub(lastRotate) > m.o.PublishSession {
-				_ = m.rotateAES("publish_session")
+				m.rotateOrWarn("publish_session")
 				lastRotate = now
 			}
 			if now.Sub(lastClean) > time.Hour {
