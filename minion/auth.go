@@ -88,68 +88,31 @@ func (m *Minion) cachedMaster() (string, bool) {
 // signIn is one AsyncAuth.sign_in: _auth with a fresh token (encrypted
 // for the master when its key is pinned), the signed reply checked
 // against the pinned key or master_finger, then the AES and session
-// keys opened.
+// keys opened. Each step returns its own error; the sign-in wraps once.
 func (m *Minion) signIn(ctx context.Context) (*authState, error) {
-	token := []byte(crypt.GenerateKeyString())
-	nonce := newNonce()
-	a := &protocol.AuthRequest{ID: m.id, Nonce: nonce, EncAlgo: crypt.OAEPSHA1, SigAlgo: crypt.PKCS1v15SHA1, Pub: m.pub}
-	cached, haveCached := m.cachedMaster()
-	if haveCached {
-		if mk, err := crypt.ParsePublicKey([]byte(cached)); err == nil {
-			if a.Token, err = crypt.Encrypt(mk, token, a.EncAlgo); err != nil {
-				return nil, fmt.Errorf("sign in: %w", err)
-			}
-		}
-	}
-	frame, err := protocol.Marshal(&protocol.Request{Enc: protocol.EncClear, Load: a, Version: protocol.RequestVersion})
+	st, err := m.signInSteps(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sign in: %w", err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	raw, err := m.req.Do(rctx, frame)
+	return st, nil
+}
+
+// authRequest is the _auth load and the token it carries, encrypted
+// for the pinned master key when there is one.
+type authRequest struct {
+	load   *protocol.AuthRequest
+	token  []byte
+	cached string // the pinned master key, "" when none
+}
+
+func (m *Minion) signInSteps(ctx context.Context) (*authState, error) {
+	ar, err := m.buildAuth()
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return nil, err
 	}
-	v, err := protocol.Unmarshal(raw)
+	load, err := m.exchangeAuth(ctx, ar)
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
-	}
-	sc, plain, err := protocol.DecodeSignedClear(v)
-	if err != nil {
-		return nil, fmt.Errorf("sign in: %v: %w", v, err)
-	}
-	load := plain
-	if sc != nil {
-		body, err := protocol.Unmarshal(sc.Load)
-		if err != nil {
-			return nil, fmt.Errorf("sign in: %w", err)
-		}
-		load, _ = body.(*ordered.Map)
-		if load == nil {
-			return nil, fmt.Errorf("sign in: reply load is not a map: %w", protocol.ErrBadLoad)
-		}
-		// The signature is checked with the pinned key when there is
-		// one, else with the key the reply offers (then pinned below).
-		verifyWith := cached
-		if !haveCached {
-			verifyWith, _ = load.Value("pub_key").(string)
-		}
-		if verifyWith != "" {
-			mk, err := crypt.ParsePublicKey([]byte(verifyWith))
-			if err != nil {
-				return nil, fmt.Errorf("sign in: %w", err)
-			}
-			if err := crypt.Verify(mk, sc.Load, sc.Sig, a.SigAlgo); err != nil {
-				if offered, _ := load.Value("pub_key").(string); haveCached && offered != "" && crypt.CleanKey(offered) != cached {
-					return nil, fmt.Errorf("sign in: %w", ErrMasterKeyChanged)
-				}
-				return nil, fmt.Errorf("sign in: reply signature: %w", err)
-			}
-		}
-	}
-	if n, ok := load.Value("nonce").(string); ok && n != nonce {
-		return nil, fmt.Errorf("sign in: %w", crypt.ErrNonce)
+		return nil, err
 	}
 	if ret, ok := load.Get("ret"); ok {
 		switch ret {
@@ -160,32 +123,120 @@ func (m *Minion) signIn(ctx context.Context) (*authState, error) {
 		}
 		return nil, errRejected
 	}
+	return m.openAuthReply(ar, load)
+}
+
+// buildAuth makes the _auth request with a fresh token and nonce.
+func (m *Minion) buildAuth() (*authRequest, error) {
+	ar := &authRequest{token: []byte(crypt.GenerateKeyString())}
+	ar.load = &protocol.AuthRequest{ID: m.id, Nonce: newNonce(), EncAlgo: crypt.OAEPSHA1, SigAlgo: crypt.PKCS1v15SHA1, Pub: m.pub}
+	cached, ok := m.cachedMaster()
+	if !ok {
+		return ar, nil
+	}
+	ar.cached = cached
+	if mk, err := crypt.ParsePublicKey([]byte(cached)); err == nil {
+		if ar.load.Token, err = crypt.Encrypt(mk, ar.token, ar.load.EncAlgo); err != nil {
+			return nil, err
+		}
+	}
+	return ar, nil
+}
+
+// exchangeAuth sends the request and returns the reply's load, its
+// signature verified and its nonce matched.
+func (m *Minion) exchangeAuth(ctx context.Context, ar *authRequest) (*ordered.Map, error) {
+	frame, err := protocol.Marshal(&protocol.Request{Enc: protocol.EncClear, Load: ar.load, Version: protocol.RequestVersion})
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	raw, err := m.req.Do(rctx, frame)
+	if err != nil {
+		return nil, err
+	}
+	v, err := protocol.Unmarshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	sc, load, err := protocol.DecodeSignedClear(v)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", v, err)
+	}
+	if sc != nil {
+		if load, err = verifySignedReply(sc, ar); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := load.Value("nonce").(string); ok && n != ar.load.Nonce {
+		return nil, crypt.ErrNonce
+	}
+	return load, nil
+}
+
+// verifySignedReply decodes a signed reply's load and checks its
+// signature with the pinned key when there is one, else with the key the
+// reply offers (which is then pinned by checkMaster).
+func verifySignedReply(sc *protocol.SignedClear, ar *authRequest) (*ordered.Map, error) {
+	body, err := protocol.Unmarshal(sc.Load)
+	if err != nil {
+		return nil, err
+	}
+	load, _ := body.(*ordered.Map)
+	if load == nil {
+		return nil, fmt.Errorf("reply load is not a map: %w", protocol.ErrBadLoad)
+	}
+	offered, _ := load.Value("pub_key").(string)
+	verifyWith := ar.cached
+	if verifyWith == "" {
+		verifyWith = offered
+	}
+	if verifyWith == "" {
+		return load, nil
+	}
+	mk, err := crypt.ParsePublicKey([]byte(verifyWith))
+	if err != nil {
+		return nil, err
+	}
+	if err := crypt.Verify(mk, sc.Load, sc.Sig, ar.load.SigAlgo); err != nil {
+		if ar.cached != "" && offered != "" && crypt.CleanKey(offered) != ar.cached {
+			return nil, ErrMasterKeyChanged
+		}
+		return nil, fmt.Errorf("reply signature: %w", err)
+	}
+	return load, nil
+}
+
+// openAuthReply checks the master's key and opens the AES and session
+// keys of an accepted sign-in.
+func (m *Minion) openAuthReply(ar *authRequest, load *ordered.Map) (*authState, error) {
 	reply, err := protocol.ParseAuthReply(load)
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return nil, err
 	}
-	if err := m.checkMaster(reply.PubKey, a.Token != nil); err != nil {
+	if err := m.checkMaster(reply.PubKey, ar.load.Token != nil); err != nil {
 		return nil, err
 	}
 	mk, err := crypt.ParsePublicKey([]byte(reply.PubKey))
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return nil, err
 	}
 	var tok []byte
-	if a.Token != nil {
-		tok = token
+	if ar.load.Token != nil {
+		tok = ar.token
 	}
-	keys, err := crypt.OpenAuthReply(m.key, mk, reply, tok, a.EncAlgo)
+	keys, err := crypt.OpenAuthReply(m.key, mk, reply, tok, ar.load.EncAlgo)
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return nil, err
 	}
 	aes, err := crypt.NewCrypticle(keys.AES)
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return nil, err
 	}
 	sess, err := crypt.NewCrypticle(keys.Session)
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return nil, err
 	}
 	return &authState{aes: aes, session: sess, masterKey: mk, pubPort: reply.PublishPort}, nil
 }
@@ -197,24 +248,22 @@ func (m *Minion) checkMaster(offered string, sentToken bool) error {
 	cached, ok := m.cachedMaster()
 	if ok {
 		if crypt.CleanKey(offered) != cached && !m.c.OpenMode {
-			return fmt.Errorf("sign in: %w", ErrMasterKeyChanged)
+			return ErrMasterKeyChanged
 		}
 		return nil
 	}
 	if m.c.MasterFinger != "" {
 		f, err := crypt.Finger(crypt.PemBody([]byte(offered)), crypt.DefaultHashType)
 		if err != nil || f != m.c.MasterFinger {
-			return fmt.Errorf("sign in: the master's fingerprint %s is not master_finger %s: %w", f, m.c.MasterFinger, ErrMasterKeyChanged)
+			return fmt.Errorf("the master's fingerprint %s is not master_finger %s: %w", f, m.c.MasterFinger, ErrMasterKeyChanged)
 		}
 	}
 	if m.o.NoDisk {
 		m.pinnedPub = crypt.CleanKey(offered)
 		return nil
 	}
-	if _, err := m.pki.CheckMasterKey(offered, sentToken, m.c.OpenMode); err != nil {
-		return fmt.Errorf("sign in: %w", err)
-	}
-	return nil
+	_, err := m.pki.CheckMasterKey(offered, sentToken, m.c.OpenMode)
+	return err
 }
 
 // nextMaster moves to the next address of a master list after a failed
