@@ -25,196 +25,310 @@ func optChars(name string, args []any) (string, bool, error) {
 }
 
 func (r *runner) strMethod(s, name string, args []any, kw *ordered.Map) (any, error) {
-	switch name {
-	case "upper":
-		return pyUpper(s), nil
-	case "lower", "casefold":
-		return strings.ToLower(s), nil
-	case "strip", "lstrip", "rstrip":
-		chars, ok, err := optChars(name, args)
-		if err != nil {
-			return nil, err
-		}
-		return pyStrip(s, name, chars, ok), nil
-	case "split", "rsplit":
-		return r.strSplit(s, name, args, kw)
-	case "splitlines":
-		out := []any{}
-		for _, l := range pySplitLines(s, len(args) > 0 && args[0] == true) {
-			out = append(out, l)
-		}
-		return newList(out), nil
-	case "startswith", "endswith":
-		if err := argN(name, args, 1, 3); err != nil {
-			return nil, err
-		}
-		prefixes := []any{args[0]}
-		if t, ok := args[0].(tuple); ok {
-			prefixes = t
-		}
-		for _, p := range prefixes {
-			ps, ok := p.(string)
-			if !ok {
-				return nil, typeErr("%s first arg must be str or a tuple of str, not %s", name, typeName(p))
-			}
-			if name == "startswith" && strings.HasPrefix(s, ps) || name == "endswith" && strings.HasSuffix(s, ps) {
-				return true, nil
-			}
-		}
-		return false, nil
-	case "replace":
-		if err := argN("replace", args, 2, 3); err != nil {
-			return nil, err
-		}
-		old, err := strArg("replace", args[0])
-		if err != nil {
-			return nil, typeErr("replace() argument 1 must be str, not %s", typeName(args[0]))
-		}
-		nw, err := strArg("replace", args[1])
-		if err != nil {
-			return nil, typeErr("replace() argument 2 must be str, not %s", typeName(args[1]))
-		}
-		n := -1
-		if len(args) == 3 {
-			n, _ = asInt(args[2])
-		}
-		return strings.Replace(s, old, nw, n), nil
-	case "format":
-		return r.strFormat(s, args, kw)
-	case "format_map":
-		if err := argN("format_map", args, 1, 1); err != nil {
-			return nil, err
-		}
-		m, ok := args[0].(*ordered.Map)
-		if !ok {
-			return nil, typeErr("format_map() argument must be a mapping")
-		}
-		return r.strFormat(s, nil, m)
-	case "join":
-		if err := argN("join", args, 1, 1); err != nil {
-			return nil, err
-		}
-		items, err := r.iterate(args[0])
-		if err != nil {
-			return nil, err
-		}
-		parts := make([]string, len(items))
-		for i, it := range items {
-			p, ok := it.(string)
-			if !ok {
-				return nil, typeErr("sequence item %d: expected str instance, %s found", i, typeName(it))
-			}
-			parts[i] = p
-		}
-		return strings.Join(parts, s), nil
-	case "find", "rfind", "index", "rindex", "count":
-		if err := argN(name, args, 1, 3); err != nil {
-			return nil, err
-		}
-		sub, err := strArg(name, args[0])
-		if err != nil {
-			return nil, typeErr("must be str, not %s", typeName(args[0]))
-		}
-		return strFind(s, sub, name)
-	case "capitalize":
-		return capitalize(s), nil
-	case "title":
-		return pyTitle(s), nil
-	case "swapcase":
-		var b strings.Builder
-		for _, c := range s {
-			if unicode.IsUpper(c) {
-				b.WriteRune(unicode.ToLower(c))
-			} else {
-				b.WriteRune(unicode.ToUpper(c))
-			}
-		}
-		return b.String(), nil
-	case "isdigit", "isnumeric", "isdecimal":
-		return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsDigit(c) }) < 0, nil
-	case "isalpha":
-		return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsLetter(c) }) < 0, nil
-	case "isalnum":
-		return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) < 0, nil
-	case "isspace":
-		return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsSpace(c) }) < 0, nil
-	case "islower":
-		return hasCased(s) && strings.ToLower(s) == s, nil
-	case "isupper":
-		return hasCased(s) && pyUpper(s) == s, nil
-	case "istitle":
-		return s != "" && pyTitle(s) == s && strings.IndexFunc(s, unicode.IsLetter) >= 0, nil
-	case "isidentifier":
-		return s != "" && !unicode.IsDigit([]rune(s)[0]) && strings.IndexFunc(s, func(c rune) bool { return c != '_' && !unicode.IsLetter(c) && !unicode.IsDigit(c) }) < 0, nil
-	case "zfill":
-		if err := argN("zfill", args, 1, 1); err != nil {
-			return nil, err
-		}
-		w, _ := asInt(args[0])
-		sign := ""
-		body := s
-		if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
-			sign, body = s[:1], s[1:]
-		}
-		return sign + pad(body, w-len(sign), '0', '>'), nil
-	case "center", "ljust", "rjust":
-		if err := argN(name, args, 1, 2); err != nil {
-			return nil, err
-		}
-		w, _ := asInt(args[0])
-		fill := ' '
-		if len(args) == 2 {
-			f, _ := args[1].(string)
-			if rs := []rune(f); len(rs) == 1 {
-				fill = rs[0]
-			} else {
-				return nil, typeErr("The fill character must be exactly one character long")
-			}
-		}
-		if name == "center" {
-			return pyCenter(s, w, fill), nil
-		}
-		return pad(s, w, fill, map[string]byte{"ljust": '<', "rjust": '>'}[name]), nil
-	case "partition", "rpartition":
-		if err := argN(name, args, 1, 1); err != nil {
-			return nil, err
-		}
-		sep, err := strArg(name, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if sep == "" {
-			return nil, runtimeErr("empty separator")
-		}
-		i := strings.Index(s, sep)
-		if name == "rpartition" {
-			i = strings.LastIndex(s, sep)
-		}
-		if i < 0 {
-			if name == "rpartition" {
-				return tuple{"", "", s}, nil
-			}
-			return tuple{s, "", ""}, nil
-		}
-		return tuple{s[:i], sep, s[i+len(sep):]}, nil
-	case "removeprefix", "removesuffix":
-		if err := argN(name, args, 1, 1); err != nil {
-			return nil, err
-		}
-		a, err := strArg(name, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if name == "removeprefix" {
-			return strings.TrimPrefix(s, a), nil
-		}
-		return strings.TrimSuffix(s, a), nil
-	case "encode", "decode":
-		return s, nil
-	case "expandtabs":
-		return strings.ReplaceAll(s, "\t", "        "), nil
+	if f, ok := strMethods[name]; ok {
+		return f(r, s, name, args, kw)
 	}
 	return nil, typeErr("'str' object has no attribute '%s'", name)
+}
+
+// strMethodFunc is one str method; name is the name it was called by,
+// for the methods that serve several (strip, lstrip and rstrip).
+type strMethodFunc func(r *runner, s, name string, args []any, kw *ordered.Map) (any, error)
+
+// strMethods holds Python's str methods by name; init fills it, because
+// the methods reach back to it through the runner.
+var strMethods map[string]strMethodFunc
+
+func init() {
+	strMethods = map[string]strMethodFunc{
+		"upper":        strMethodUpper,
+		"lower":        strMethodLower,
+		"casefold":     strMethodLower,
+		"strip":        strMethodStrip,
+		"lstrip":       strMethodStrip,
+		"rstrip":       strMethodStrip,
+		"split":        strMethodSplit,
+		"rsplit":       strMethodSplit,
+		"splitlines":   strMethodSplitlines,
+		"startswith":   strMethodStartswith,
+		"endswith":     strMethodStartswith,
+		"replace":      strMethodReplace,
+		"format":       strMethodFormat,
+		"format_map":   strMethodFormatMap,
+		"join":         strMethodJoin,
+		"find":         strMethodFind,
+		"rfind":        strMethodFind,
+		"index":        strMethodFind,
+		"rindex":       strMethodFind,
+		"count":        strMethodFind,
+		"capitalize":   strMethodCapitalize,
+		"title":        strMethodTitle,
+		"swapcase":     strMethodSwapcase,
+		"isdigit":      strMethodIsdigit,
+		"isnumeric":    strMethodIsdigit,
+		"isdecimal":    strMethodIsdigit,
+		"isalpha":      strMethodIsalpha,
+		"isalnum":      strMethodIsalnum,
+		"isspace":      strMethodIsspace,
+		"islower":      strMethodIslower,
+		"isupper":      strMethodIsupper,
+		"istitle":      strMethodIstitle,
+		"isidentifier": strMethodIsidentifier,
+		"zfill":        strMethodZfill,
+		"center":       strMethodCenter,
+		"ljust":        strMethodCenter,
+		"rjust":        strMethodCenter,
+		"partition":    strMethodPartition,
+		"rpartition":   strMethodPartition,
+		"removeprefix": strMethodRemoveprefix,
+		"removesuffix": strMethodRemoveprefix,
+		"encode":       strMethodEncode,
+		"decode":       strMethodEncode,
+		"expandtabs":   strMethodExpandtabs,
+	}
+}
+
+func strMethodUpper(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return pyUpper(s), nil
+}
+
+func strMethodLower(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return strings.ToLower(s), nil
+}
+
+func strMethodStrip(_ *runner, s, name string, args []any, _ *ordered.Map) (any, error) {
+	chars, ok, err := optChars(name, args)
+	if err != nil {
+		return nil, err
+	}
+	return pyStrip(s, name, chars, ok), nil
+}
+
+func strMethodSplit(r *runner, s, name string, args []any, kw *ordered.Map) (any, error) {
+	return r.strSplit(s, name, args, kw)
+}
+
+func strMethodSplitlines(_ *runner, s, _ string, args []any, _ *ordered.Map) (any, error) {
+	out := []any{}
+	for _, l := range pySplitLines(s, len(args) > 0 && args[0] == true) {
+		out = append(out, l)
+	}
+	return newList(out), nil
+}
+
+func strMethodStartswith(_ *runner, s, name string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN(name, args, 1, 3); err != nil {
+		return nil, err
+	}
+	prefixes := []any{args[0]}
+	if t, ok := args[0].(tuple); ok {
+		prefixes = t
+	}
+	for _, p := range prefixes {
+		ps, ok := p.(string)
+		if !ok {
+			return nil, typeErr("%s first arg must be str or a tuple of str, not %s", name, typeName(p))
+		}
+		if name == "startswith" && strings.HasPrefix(s, ps) || name == "endswith" && strings.HasSuffix(s, ps) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func strMethodReplace(_ *runner, s, _ string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN("replace", args, 2, 3); err != nil {
+		return nil, err
+	}
+	old, err := strArg("replace", args[0])
+	if err != nil {
+		return nil, typeErr("replace() argument 1 must be str, not %s", typeName(args[0]))
+	}
+	nw, err := strArg("replace", args[1])
+	if err != nil {
+		return nil, typeErr("replace() argument 2 must be str, not %s", typeName(args[1]))
+	}
+	n := -1
+	if len(args) == 3 {
+		n, _ = asInt(args[2])
+	}
+	return strings.Replace(s, old, nw, n), nil
+}
+
+func strMethodFormat(r *runner, s, _ string, args []any, kw *ordered.Map) (any, error) {
+	return r.strFormat(s, args, kw)
+}
+
+func strMethodFormatMap(r *runner, s, _ string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN("format_map", args, 1, 1); err != nil {
+		return nil, err
+	}
+	m, ok := args[0].(*ordered.Map)
+	if !ok {
+		return nil, typeErr("format_map() argument must be a mapping")
+	}
+	return r.strFormat(s, nil, m)
+}
+
+func strMethodJoin(r *runner, s, _ string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN("join", args, 1, 1); err != nil {
+		return nil, err
+	}
+	items, err := r.iterate(args[0])
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		p, ok := it.(string)
+		if !ok {
+			return nil, typeErr("sequence item %d: expected str instance, %s found", i, typeName(it))
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, s), nil
+}
+
+func strMethodFind(_ *runner, s, name string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN(name, args, 1, 3); err != nil {
+		return nil, err
+	}
+	sub, err := strArg(name, args[0])
+	if err != nil {
+		return nil, typeErr("must be str, not %s", typeName(args[0]))
+	}
+	return strFind(s, sub, name)
+}
+
+func strMethodCapitalize(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return capitalize(s), nil
+}
+
+func strMethodTitle(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return pyTitle(s), nil
+}
+
+func strMethodSwapcase(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	var b strings.Builder
+	for _, c := range s {
+		if unicode.IsUpper(c) {
+			b.WriteRune(unicode.ToLower(c))
+		} else {
+			b.WriteRune(unicode.ToUpper(c))
+		}
+	}
+	return b.String(), nil
+}
+
+func strMethodIsdigit(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsDigit(c) }) < 0, nil
+}
+
+func strMethodIsalpha(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsLetter(c) }) < 0, nil
+}
+
+func strMethodIsalnum(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) < 0, nil
+}
+
+func strMethodIsspace(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s != "" && strings.IndexFunc(s, func(c rune) bool { return !unicode.IsSpace(c) }) < 0, nil
+}
+
+func strMethodIslower(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return hasCased(s) && strings.ToLower(s) == s, nil
+}
+
+func strMethodIsupper(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return hasCased(s) && pyUpper(s) == s, nil
+}
+
+func strMethodIstitle(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s != "" && pyTitle(s) == s && strings.IndexFunc(s, unicode.IsLetter) >= 0, nil
+}
+
+func strMethodIsidentifier(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s != "" && !unicode.IsDigit([]rune(s)[0]) && strings.IndexFunc(s, func(c rune) bool { return c != '_' && !unicode.IsLetter(c) && !unicode.IsDigit(c) }) < 0, nil
+}
+
+func strMethodZfill(_ *runner, s, _ string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN("zfill", args, 1, 1); err != nil {
+		return nil, err
+	}
+	w, _ := asInt(args[0])
+	sign := ""
+	body := s
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		sign, body = s[:1], s[1:]
+	}
+	return sign + pad(body, w-len(sign), '0', '>'), nil
+}
+
+func strMethodCenter(_ *runner, s, name string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN(name, args, 1, 2); err != nil {
+		return nil, err
+	}
+	w, _ := asInt(args[0])
+	fill := ' '
+	if len(args) == 2 {
+		f, _ := args[1].(string)
+		if rs := []rune(f); len(rs) == 1 {
+			fill = rs[0]
+		} else {
+			return nil, typeErr("The fill character must be exactly one character long")
+		}
+	}
+	if name == "center" {
+		return pyCenter(s, w, fill), nil
+	}
+	return pad(s, w, fill, map[string]byte{"ljust": '<', "rjust": '>'}[name]), nil
+}
+
+func strMethodPartition(_ *runner, s, name string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN(name, args, 1, 1); err != nil {
+		return nil, err
+	}
+	sep, err := strArg(name, args[0])
+	if err != nil {
+		return nil, err
+	}
+	if sep == "" {
+		return nil, runtimeErr("empty separator")
+	}
+	i := strings.Index(s, sep)
+	if name == "rpartition" {
+		i = strings.LastIndex(s, sep)
+	}
+	if i < 0 {
+		if name == "rpartition" {
+			return tuple{"", "", s}, nil
+		}
+		return tuple{s, "", ""}, nil
+	}
+	return tuple{s[:i], sep, s[i+len(sep):]}, nil
+}
+
+func strMethodRemoveprefix(_ *runner, s, name string, args []any, _ *ordered.Map) (any, error) {
+	if err := argN(name, args, 1, 1); err != nil {
+		return nil, err
+	}
+	a, err := strArg(name, args[0])
+	if err != nil {
+		return nil, err
+	}
+	if name == "removeprefix" {
+		return strings.TrimPrefix(s, a), nil
+	}
+	return strings.TrimSuffix(s, a), nil
+}
+
+func strMethodEncode(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return s, nil
+}
+
+func strMethodExpandtabs(_ *runner, s, _ string, _ []any, _ *ordered.Map) (any, error) {
+	return strings.ReplaceAll(s, "\t", "        "), nil
 }
 
 func strFind(s, sub, name string) (any, error) {
