@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Event is one event on the master bus.

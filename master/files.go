@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/fileclient"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // chunkSize is file_buffer_size (1 MiB): _serve_file sends a file in

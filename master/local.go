@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // The local socket is how salt and salt-run reach the master: a unix

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func startMaster(t *testing.T) (*Master, context.Context) {

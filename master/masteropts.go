@@ -1,9 +1,9 @@
 package master
 
 import (
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // masterOptDefaults are the options a _master_opts reply carries after

@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TestMine runs the mine requests a Salt minion's mine module sends

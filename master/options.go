@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Options are the master settings, with Salt's names and defaults

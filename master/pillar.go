@@ -8,12 +8,12 @@ import (
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/jinja"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 	"github.com/brinesalt/brine/state/render"
 	"github.com/brinesalt/brine/state/target"

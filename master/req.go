@@ -8,10 +8,10 @@ import (
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // badLoad is the master's refusal, a clear string (handle_message).

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // runRunner runs a runner function for salt-run as a job of its own, as

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // TestRunnerJobsListed has salt-run's requests run runners through the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Runner runs one of the master-side runner functions salt-run offers

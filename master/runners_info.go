@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/jobcache"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/version"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 

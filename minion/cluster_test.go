@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // cluster is a real master and minions on loopback sockets in this

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // ErrNotAccepted is the master not (yet) accepting this minion's key

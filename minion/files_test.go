@@ -7,9 +7,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/states/all"
 )
 

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/test"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func port(t testing.TB) int {

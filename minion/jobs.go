@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // The running minion keeps its grains and pillar in memory between jobs

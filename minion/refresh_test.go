@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 

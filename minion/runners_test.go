@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )

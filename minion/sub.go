@@ -9,9 +9,9 @@ import (
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // subscribe keeps the publish connection up: connect, read publications,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func modesData() *ordered.Map {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // TestHighstateParallelRunTime checks Salt's total for parallel states:

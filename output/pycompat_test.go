@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -176,7 +176,7 @@ func TestPythonCompat(t *testing.T) {
 // knownDiffs lists cases that differ for a reason outside this package.
 var knownDiffs = map[string]map[int]string{
 	// libyaml folds a long double-quoted flow scalar with a "\" line
-	// continuation; state/saltyaml's emitter does not yet.
+	// continuation; internal/saltyaml's emitter does not yet.
 	"yaml_flow": {202: "saltyaml: no folding of double-quoted scalars"},
 }
 

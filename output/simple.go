@@ -3,8 +3,8 @@ package output
 import (
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func init() {

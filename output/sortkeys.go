@@ -1,8 +1,8 @@
 package output
 
 import (
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // sortedItems is m's items as Salt's outputters order them: sorted(m),

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Printer prints salt-ssh results host by host as they arrive, choosing

@@ -3,8 +3,8 @@ package output
 import (
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 func init() { Register("yaml", yamlFunc) }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // AdHoc wraps a Roster with salt-ssh's command-line fallback

@@ -3,8 +3,8 @@ package roster
 import (
 	"fmt"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"go.yaml.in/yaml/v4"
 )
 

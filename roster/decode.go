@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // field is one roster key with its decoded value, the scalar's source

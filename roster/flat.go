@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/hashicorp/go-multierror"
 	"go.yaml.in/yaml/v4"
 )

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/jinja"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/go-multierror"

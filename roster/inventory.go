@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Inventory is an Ansible inventory as `ansible-inventory --list` sees

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // This file loads an inventory source as ansible-inventory does: a file

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/jinja"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // DefaultRenderer is Salt's default render pipeline (master opt renderer).

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // AgentForwarding is the priv value that means "use the ssh agent, no key

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // TestMineFunctionsWarnedOncePerRoster: mine_functions is read but not

@@ -3,13 +3,13 @@ package roster
 import (
 	"errors"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"go.yaml.in/yaml/v4"
 )
 
 // This file reads the YAML step of the roster pipeline with Salt's loader
-// rules (state/saltyaml) while keeping the nodes, so that a value of the
+// rules (internal/saltyaml) while keeping the nodes, so that a value of the
 // wrong type can be reported with its line.
 
 // yamlError converts a saltyaml error into a roster *Error.

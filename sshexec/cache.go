@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // GrainsCache keeps each agentless host's grains on the controller, as

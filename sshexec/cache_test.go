@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func TestGrainsCache(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec/sshconn"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/core"
 	"github.com/brinesalt/brine/thin/frame"
 )

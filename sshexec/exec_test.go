@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec/sshconn"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // thinDir holds the thin binaries built once for all tests in this

@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec/sshconn"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Retcodes of transport failures, as OpenSSH and salt-ssh report them.

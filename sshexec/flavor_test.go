@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all" // salt-ssh's registry
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/core"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/jid"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/roster"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // preflight runs the target's ssh_pre_flight script, as Salt does before

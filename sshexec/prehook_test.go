@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/sshtest"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TestPreHook: ssh_pre_hook runs on the controller before each host is

@@ -27,7 +27,7 @@ func TestThinDeps(t *testing.T) {
 			brine + "state/modules/file", brine + "state/apply",
 			brine + "state/modules/sys", brine + "state/states", brine + "state/compile", brine + "state/render", brine + "state/run", brine + "state/pillar",
 			brine + "state/fileclient", brine + "minion", brine + "internal/httpget",
-			brine + "state/saltyaml", brine + "state/coregrains/grainsyaml", "go.yaml.in/yaml", "gopkg.in/yaml.v3"}, transport...)},
+			brine + "internal/saltyaml", brine + "state/coregrains/grainsyaml", "go.yaml.in/yaml", "gopkg.in/yaml.v3"}, transport...)},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", tc.pkg).CombinedOutput()

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/frame"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )

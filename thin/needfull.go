@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin/frame"
 )
 

@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // minionOpts are the options salt-call passes to Gather, with the config

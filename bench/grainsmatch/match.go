@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 

@@ -31,10 +31,10 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/test"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func main() { os.Exit(run()) }

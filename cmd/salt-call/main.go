@@ -21,6 +21,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/minion"
@@ -30,10 +32,8 @@ import (
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/pillar/module"
 	staterun "github.com/brinesalt/brine/state/run"
-	"github.com/brinesalt/brine/state/saltyaml"
 	_ "github.com/brinesalt/brine/state/states/all"
 )
 

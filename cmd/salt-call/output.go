@@ -4,9 +4,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // display prints {"local": ret} with the chosen outputter; without --out,

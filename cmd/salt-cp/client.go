@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // local is the part of LocalClient salt-cp uses: one connection that

@@ -18,9 +18,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/output"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // saltCP is one salt-cp run (salt/cli/cp.py SaltCP).

@@ -12,9 +12,9 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/output"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // cli is KeyCLI: one salt-key invocation.

@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/output"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // keyOutput is Salt's key outputter (salt/output/key.py) for the zeromq

@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/output"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 

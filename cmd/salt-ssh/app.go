@@ -14,6 +14,8 @@ import (
 	"github.com/brinesalt/brine/internal/jid"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/output"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
@@ -22,8 +24,6 @@ import (
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all" // functions templates may call
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 	"github.com/brinesalt/brine/state/states"
 	_ "github.com/brinesalt/brine/state/states/all"
 )

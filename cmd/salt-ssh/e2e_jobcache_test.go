@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/jid"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TestE2EJobCache checks that salt-ssh runs land in the master's job

@@ -5,9 +5,9 @@ import (
 
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/sshexec"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // jobRecord writes a salt-ssh run into the master's job cache

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/roster"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // rosterExtras fills in the roster settings beyond the flat roster's:

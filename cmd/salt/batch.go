@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // batchSize is salt.cli.batch.get_bnum: N, or N% of the minions

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/output"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // outputter is salt/output/__init__.py get_printout for the salt CLI:

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 type cli struct {

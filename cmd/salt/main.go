@@ -15,12 +15,12 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/internal/targetopt"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/output"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 func main() {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // progressBar is the bar salt/output/progress.py draws with the

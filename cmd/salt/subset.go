@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // subset is LocalClient.cmd_subset (salt/client/__init__.py): ask the

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // DefaultDir is Salt's configuration directory.

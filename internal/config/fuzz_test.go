@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // FuzzParseSaltfile feeds Saltfile text to the parser: it must return a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Minion is the minion configuration salt-minion runs with

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Kind is the type of an option's value in the config file.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // reader reads typed options out of a raw config, collecting every

@@ -4,8 +4,8 @@ import (
 	"crypto/rsa"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TokenPlaintext is what a minion signs as the "tok" of its requests.

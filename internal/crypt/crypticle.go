@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Crypticle layout constants (salt/crypt.py Crypticle).

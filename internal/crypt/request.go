@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // PackageRequest is AsyncReqChannel._package_load for an encrypted

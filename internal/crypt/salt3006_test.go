@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // The vectors in testdata/salt3006 are frames captured on the wire on

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func TestCache(t *testing.T) {

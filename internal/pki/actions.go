@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func (m *Master) fire(act, id string) {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 

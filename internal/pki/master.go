@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/brinesalt/brine/internal/crypt"
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/target"
 )
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Minion is a minion's pki_dir: minion.pem, minion.pub and the cached

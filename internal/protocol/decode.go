@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Decoding limits. Salt itself has none beyond memory; Brine refuses

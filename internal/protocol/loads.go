@@ -3,7 +3,7 @@ package protocol
 import (
 	"fmt"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Command names carried in a load's "cmd".

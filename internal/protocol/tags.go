@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/jid"
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Event tag pieces (salt/utils/event.py).

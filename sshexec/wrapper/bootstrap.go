@@ -15,11 +15,11 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // BootstrapFun is the wrapper function that promotes salt-ssh hosts to

@@ -15,11 +15,11 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 func TestBootstrapArgsAndConfig(t *testing.T) {

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/sshexec"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // keyPlan is the minion key pair a bootstrap settles on.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // step is one part of a bootstrap, shown as a state result.

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 )
 

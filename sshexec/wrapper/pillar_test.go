@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 	"github.com/brinesalt/brine/state/states"
 )
 

@@ -20,11 +20,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // disabledRuns is the state_runs_disabled grain as a list (grains.get

@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/grains" // grains.setval, copied into the fixture's registry
 	"github.com/brinesalt/brine/state/modules/saltutil"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states/filestate"
 )
 

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/pillar"
 	"github.com/brinesalt/brine/state/render"
 	"github.com/brinesalt/brine/state/run"

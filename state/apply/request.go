@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // State requests (salt/modules/state.py request, check_request,

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // errPillar is raised by the show_* functions when pillar failed to

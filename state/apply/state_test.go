@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 	"github.com/brinesalt/brine/state/states"
 	"github.com/brinesalt/brine/state/states/teststate"
 )

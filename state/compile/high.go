@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/keyword"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // High data is an *ordered.Map from ID to a body mapping of state module

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Source is the file server as the state compiler sees it.

@@ -3,7 +3,7 @@ package compile
 import (
 	"sort"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Chunk is one low chunk: the mapping of a single state call (state, fun,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // envTop is the rendered top file of one saltenv.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 var (

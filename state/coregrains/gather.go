@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // ErrUnsupported is returned by Gather on platforms without a native

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
 	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func TestGrainsFileOverlayAndYAML(t *testing.T) {

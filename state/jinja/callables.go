@@ -3,7 +3,7 @@ package jinja
 import (
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // macro is a {% macro %} (or a call block's caller) bound to the scope it

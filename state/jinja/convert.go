@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // normalize turns a value from outside (Vars, Salt calls, loaders) into

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // maxDepth bounds macro recursion and nested includes, so a template that

@@ -3,7 +3,7 @@ package jinja
 import (
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func (r *runner) eval(e expr, f *frame) (any, error) {

@@ -3,7 +3,7 @@ package jinja
 import (
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Template inheritance ({% extends %} / {% block %}); rare in Salt trees

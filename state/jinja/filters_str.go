@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // String and number filters of Jinja2.

@@ -3,7 +3,7 @@ package jinja
 import (
 	"sort"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // builtinGlobals are Jinja's default globals plus Salt's additions

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // loadFormat parses text for Salt's load_yaml/load_json/load_text filters

@@ -1,7 +1,7 @@
 package jinja
 
 import (
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Python methods available on template values. Salt's sandbox

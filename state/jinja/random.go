@@ -11,7 +11,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Random filters: Jinja's random, Salt's random_hash, random_sample and

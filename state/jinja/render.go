@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // SaltCaller runs an execution module function for salt['mod.fun'](...).

@@ -3,7 +3,7 @@ package jinja
 import (
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // saltProxy is the "salt" global (Salt's __salt__ loader dict).

@@ -15,9 +15,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // saltFilters are the filters Salt adds (salt/utils/jinja.py, data.py,

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/saltyaml"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 type jsonOpts struct {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pytime"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // fStrftime is Salt's strftime filter (salt/utils/dateutils.py): the value

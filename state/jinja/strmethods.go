@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func strArg(name string, v any) (string, error) {

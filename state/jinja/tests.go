@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"unicode"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // testFunc is a Jinja test ("x is defined").

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/compile"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // aliasBomb is nine levels of nine aliases: 9^9 values in nine lines.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/jinja"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 // RenderError is a pillar SLS that failed to render, with the file and

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/compile"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // ExtFunc is an external pillar: Salt's

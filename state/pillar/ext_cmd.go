@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // CmdYAML is salt/pillar/cmd_yaml.py: `- cmd_yaml: <command>` runs the

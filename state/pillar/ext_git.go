@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/fileclient"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Git is salt/pillar/git_pillar.py for local repositories:

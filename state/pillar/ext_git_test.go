@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // gitRepo makes a repository in a temp dir; each commit writes files on

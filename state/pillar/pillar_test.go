@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/compile"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 type memSource map[string]string

@@ -14,8 +14,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // JinjaFunc renders a Jinja template. name is the template's path

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/config"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // ErrUnknown is a returner name nothing registered.

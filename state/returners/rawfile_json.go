@@ -6,9 +6,9 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func init() { Default.Register("rawfile_json", RawfileJSON) }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Func sends one job return (the ret dict of salt/minion.py

@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func init() { Default.Register("syslog", Syslog) }

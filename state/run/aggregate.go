@@ -3,8 +3,8 @@ package run
 import (
 	"context"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/keyword"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // modAggregate is salt/state.py _mod_aggregate, run on every chunk

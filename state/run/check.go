@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/shell"
 )
 

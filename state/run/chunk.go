@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

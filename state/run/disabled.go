@@ -3,8 +3,8 @@ package run
 import (
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/compile"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

@@ -3,8 +3,8 @@ package run
 import (
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // parseFunction is salt/utils/args.py parse_function: the name and the

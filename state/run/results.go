@@ -3,7 +3,7 @@ package run
 import (
 	"sort"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Results holds the returns of a state run by tag (Salt's `running`

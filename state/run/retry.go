@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 type retrySpec struct {

@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/run"
-	"github.com/brinesalt/brine/state/saltyaml"
 	"github.com/brinesalt/brine/state/states"
 	"github.com/brinesalt/brine/state/states/cmdstate"
 	"github.com/brinesalt/brine/state/states/teststate"

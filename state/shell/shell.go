@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Spec is one command to run.

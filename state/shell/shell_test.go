@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func TestRun(t *testing.T) {

@@ -3,8 +3,8 @@ package states
 import (
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Aggregate is a state module's mod_aggregate (salt/state.py

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func nop(context.Context, *Call) (*Result, error) { return NewResult("x", True, ""), nil }

@@ -1,6 +1,6 @@
 package states
 
-import "github.com/brinesalt/brine/state/ordered"
+import "github.com/brinesalt/brine/internal/ordered"
 
 // Tag is the key of a state's return, `state_|-id_|-name_|-fun`
 // (salt/state.py _gen_tag), with values printed as Python's str().

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func benchMinions(n int) []*Minion {

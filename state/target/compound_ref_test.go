@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // testdata/compound_ref.jsonl holds [expr, minion id, result] rows

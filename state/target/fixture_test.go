@@ -1,6 +1,6 @@
 package target
 
-import "github.com/brinesalt/brine/state/ordered"
+import "github.com/brinesalt/brine/internal/ordered"
 
 // testGrains is a fixed grain set; the expectations in the tests below
 // were worked out from salt/utils/data.py (subdict_match,

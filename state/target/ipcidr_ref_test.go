@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // testdata/ipcidr_ref.json holds Salt 3006's ipcidr_match results

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // pyLookup reads m[k] with Python's key equality, under which 1, 1.0 and

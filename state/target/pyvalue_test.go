@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/google/go-cmp/cmp"
 )
 

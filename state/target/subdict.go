@@ -7,8 +7,8 @@ import (
 	"regexp/syntax"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // subdictMode selects how subdict_match compares a leaf value.

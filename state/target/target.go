@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Kind is a target type, spelled as Salt's tgt_type.

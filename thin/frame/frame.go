@@ -18,7 +18,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 const magic = "\x00BRINE1 "

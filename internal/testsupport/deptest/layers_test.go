@@ -22,7 +22,7 @@ var layers = []struct {
 	{"internal/jid", 0}, {"internal/version", 0}, {"internal/txtar", 0},
 	{"internal/pytime", 0}, {"state/keyword", 0},
 	// The value model and Salt's YAML.
-	{"state/ordered", 1}, {"state/saltyaml", 2},
+	{"internal/ordered", 1}, {"internal/saltyaml", 2},
 	// Wire formats and process plumbing.
 	{"internal/protocol", 3}, {"internal/logging", 3}, {"internal/shutdown", 3}, {"internal/httpget", 3},
 	// Domain cores: crypto, matchers, templates, the compiler.

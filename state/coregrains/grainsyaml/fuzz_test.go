@@ -3,7 +3,7 @@ package grainsyaml
 import (
 	"testing"
 
-	"github.com/brinesalt/brine/state/saltyaml"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 func FuzzDecodeYAML(f *testing.F) {

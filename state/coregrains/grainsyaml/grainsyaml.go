@@ -14,9 +14,9 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/state/coregrains"
-	"github.com/brinesalt/brine/state/ordered"
-	"github.com/brinesalt/brine/state/saltyaml"
 )
 
 func init() {

@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // source opens name: a local path, file:// URL or salt:// URL.

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func anys(s []string) []any {

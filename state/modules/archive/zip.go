@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/file"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func zipFn(_ context.Context, c *modules.Call) (any, error) {

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // umaskMu serialises umask changes around process starts.

@@ -13,10 +13,10 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/file"
 	"github.com/brinesalt/brine/state/modules/grains"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func req(name string) modules.Param { return modules.Param{Name: name} }

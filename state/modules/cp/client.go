@@ -25,9 +25,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Lister is the listing side of a file client, which the

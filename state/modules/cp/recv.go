@@ -16,9 +16,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/file"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // The receiving side of salt-cp (salt/modules/cp.py recv and

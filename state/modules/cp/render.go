@@ -3,9 +3,9 @@ package cp
 import (
 	"context"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // caller lets path templates call execution functions (salt[...]).

@@ -13,8 +13,8 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func reg(name, doc string, fn modules.Func) {

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // findOpts are the criteria of file.find Brine supports: name, iname,

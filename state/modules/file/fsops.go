@@ -9,9 +9,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // registerFSOps adds the small path and inode helpers.

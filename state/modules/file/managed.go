@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Source is the file a managed file is built from: the chosen source

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // registerManaged adds the managed-file helpers other modules and states

@@ -13,8 +13,8 @@ import (
 	"syscall"
 
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Stat is the dict file.stats returns.

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Ret is a state-style return that the managed-file helpers fill in, as

@@ -7,9 +7,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // sedEsc is _sed_esc: quote ' and / for a sed s/// expression, and with

@@ -3,7 +3,7 @@ package file
 import (
 	"syscall"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // statvfsMap is os.statvfs's fields as far as darwin's statfs has them.

@@ -3,7 +3,7 @@ package file
 import (
 	"syscall"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // statvfsMap is os.statvfs's fields; f_favail is f_ffree on Linux.

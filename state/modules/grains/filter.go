@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // FilterBy is salt.utils.data.filter_by: the value of grain (a list of

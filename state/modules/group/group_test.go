@@ -7,10 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func sbin(n string) string { return "/usr/sbin/" + n }

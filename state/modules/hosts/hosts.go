@@ -18,9 +18,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/config"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // DefaultFile is the hosts.file default (salt/config DEFAULT_MINION_OPTS).

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // readLines returns the file's lines with their newlines, creating an

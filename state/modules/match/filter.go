@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // lookupFunc finds the matcher filter_by and search_by call for tgt_type.

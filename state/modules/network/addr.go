@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // splitInput is salt.utils.args.split_input: a list as is, a string

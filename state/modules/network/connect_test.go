@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 func TestConnect(t *testing.T) {

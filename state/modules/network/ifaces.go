@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // interfaces returns Salt's interface map (salt/utils/network.py

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // hexAddr decodes an address of /proc/net/{tcp,udp,route}: 32-bit words

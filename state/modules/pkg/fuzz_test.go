@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // FuzzVersionCompare checks that both version orders are antisymmetric

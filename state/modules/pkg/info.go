@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // dpkgInfoFormat is dpkg_lowpkg._get_pkg_info's -f format; dpkg-query

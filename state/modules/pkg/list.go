@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // contextKey is where list_pkgs caches the package database for the rest

@@ -23,9 +23,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Module is the pkg module bound to how it reaches the host.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func TestAptRemovePurge(t *testing.T) {

@@ -3,9 +3,9 @@ package saltutil
 import (
 	"context"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // The running-jobs registry and the custom grains loader live in package

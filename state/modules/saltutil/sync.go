@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/cp"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // lister lists the file server as cp does.

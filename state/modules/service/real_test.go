@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TestRealSysV drives a real init script in /etc/init.d through service

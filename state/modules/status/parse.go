@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Parsers of /proc text. Lines too short for their format are skipped

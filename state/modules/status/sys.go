@@ -12,9 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // uptime builds Salt 3006's dict: seconds since boot, the boot time in

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/grains"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func reg(name, doc string, spec modules.Spec, fn modules.Func) {

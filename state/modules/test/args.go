@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 var varAll = modules.Spec{VarArgs: true, VarKw: true}

@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // host is where the functions look: a root directory for the files and

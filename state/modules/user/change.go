@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/group"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func sortStrings(l []string) { sort.Strings(l) }

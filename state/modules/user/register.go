@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 func opt(name string, def any) modules.Param {

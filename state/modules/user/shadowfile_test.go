@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TestSetShadowEntry: the user's lines get the hash and lstchg, cut or

@@ -22,10 +22,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/group"
 	"github.com/brinesalt/brine/state/modules/pkg/syscmd"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Module is the user module bound to how it reaches the host.

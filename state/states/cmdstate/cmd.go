@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/shell"
 	"github.com/brinesalt/brine/state/states"
 )

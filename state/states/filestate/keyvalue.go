@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

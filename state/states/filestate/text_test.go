@@ -3,7 +3,7 @@ package filestate
 import (
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

@@ -1,7 +1,7 @@
 package pkgstate
 
 import (
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/run"
 	"github.com/brinesalt/brine/state/states"
 	"github.com/brinesalt/brine/state/states/teststate"

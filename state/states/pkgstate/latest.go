@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/pkg"
-	"github.com/brinesalt/brine/state/ordered"
 	"github.com/brinesalt/brine/state/states"
 )
 

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Job is one running job, the data Salt keeps in its proc files.

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // TestStateAggregateEndToEnd installs three local .deb packages with

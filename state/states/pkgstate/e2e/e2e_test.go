@@ -9,12 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/pkgtest"
 	_ "github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
 	_ "github.com/brinesalt/brine/state/modules/all"
-	"github.com/brinesalt/brine/state/ordered"
 	_ "github.com/brinesalt/brine/state/states/all"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/google/go-cmp/cmp"
 )
 

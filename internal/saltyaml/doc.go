@@ -10,7 +10,7 @@
 //   - a key repeated in one mapping is an error ("found conflicting ID"),
 //     and merge keys (<<) are flattened with Salt's own rules.
 //
-// Values follow Brine's model (see state/ordered): nil, bool, int, float64,
+// Values follow Brine's model (see internal/ordered): nil, bool, int, float64,
 // string, []any and *ordered.Map.
 //
 // Parsing is done by go.yaml.in/yaml/v4, a port of libyaml, so syntax

@@ -9,8 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
-	"github.com/brinesalt/brine/state/ordered"
 )
 
 // Node is the YAML node type ParseNode returns, re-exported so callers

@@ -7,7 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/brinesalt/brine/state/ordered"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // ParseCLIArg is Salt's yamlify_arg (salt/utils/args.py), applied to every
