@@ -195,7 +195,7 @@ func (a *app) buildJob() error {
 	a.job.Fun = a.o.fun
 	a.job.Arg, a.job.Kwarg = saltyaml.ParseInput(a.o.args)
 	if a.job.Fun == wrapper.BootstrapFun {
-		a.job.Plan = (&wrapper.Bootstrap{Master: a.cfg, Log: a.log}).Plan(a.job.Arg, a.job.Kwarg)
+		a.job.Plan = (&wrapper.Bootstrap{Connect: func() (*wrapper.MasterLink, error) { return masterLink(a.cfg) }, Log: a.log}).Plan(a.job.Arg, a.job.Kwarg)
 		return nil
 	}
 	switch {

@@ -12,12 +12,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/saltyaml"
-	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/sshexec"
 	"github.com/brinesalt/brine/state/modules"
 )
@@ -37,10 +35,30 @@ const BootstrapFun = "minion.bootstrap"
 // has signed in. The private key travels only inside the job on the SSH
 // session's stdin.
 type Bootstrap struct {
-	// Master is the master configuration salt-ssh read: pki_dir,
-	// sock_dir and ports of the master the hosts will join.
-	Master *config.Master
-	Log    *slog.Logger
+	// Connect returns the local master the hosts will join; cmd/salt-ssh
+	// wires it to the master package, which this one does not import.
+	Connect func() (*MasterLink, error)
+	Log     *slog.Logger
+}
+
+// MasterLink is what promotion needs of the local master: where its keys
+// live and how big new ones are, the ports minions connect to, its local
+// socket, its event bus and a way to ping one minion.
+type MasterLink struct {
+	PKIDir               string
+	KeySize              int
+	RetPort, PublishPort int
+	Socket               string // the local socket, named in errors
+	// Events subscribes to the master's event bus until ctx ends.
+	Events func(ctx context.Context) (<-chan Event, error)
+	// Ping publishes test.ping to minion id alone and returns the jid.
+	Ping func(ctx context.Context, id string) (string, error)
+}
+
+// Event is one event of the master's bus.
+type Event struct {
+	Tag  string
+	Data *ordered.Map
 }
 
 // bootstrapArgs are minion.bootstrap's keyword arguments.
@@ -56,7 +74,7 @@ type bootstrapArgs struct {
 	publishPort int
 }
 
-func parseBootstrapArgs(args []any, kw *ordered.Map, o master.Options) (bootstrapArgs, error) {
+func parseBootstrapArgs(args []any, kw *ordered.Map, o *MasterLink) (bootstrapArgs, error) {
 	a := bootstrapArgs{timeout: 60 * time.Second, retPort: o.RetPort, publishPort: o.PublishPort}
 	if len(args) > 0 {
 		return a, fmt.Errorf("%s takes keyword arguments only (master=<address>)", BootstrapFun)
@@ -142,7 +160,7 @@ func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With(logattr.Host, h.Target.ID)
-	o, err := master.OptionsFromConfig(b.Master)
+	o, err := b.Connect()
 	if err != nil {
 		res.fail("arguments", BootstrapFun, err)
 		return
@@ -160,9 +178,9 @@ func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs
 	// be missed.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, err := subscribe(ctx, o)
+	events, err := o.Events(ctx)
 	if err != nil {
-		res.fail("master", o.LocalSocket(), err)
+		res.fail("master", o.Socket, err)
 		return
 	}
 	keys, err := b.settleKey(ctx, h, o, id, a.force)
@@ -181,23 +199,10 @@ func (b *Bootstrap) run(ctx context.Context, h *sshexec.Host, args []any, kwargs
 	}
 	log.Debug("minion installed", "restarted", restarted)
 	start := time.Now()
-	s := waitSignIn(ctx, pinger(o, id), events, id, restarted, a.timeout)
+	ping := func(ctx context.Context) (string, error) { return o.Ping(ctx, id) }
+	s := waitSignIn(ctx, ping, events, id, restarted, a.timeout)
 	log.Debug("sign-in checked", "result", s.result, logattr.Elapsed, time.Since(start))
 	res.add(s)
-}
-
-// subscribe opens the master's event stream on its local socket.
-func subscribe(ctx context.Context, o master.Options) (<-chan master.Event, error) {
-	c, err := master.Dial(ctx, o.LocalSocket())
-	if err != nil {
-		return nil, fmt.Errorf("is salt-master running with this configuration? %w", err)
-	}
-	ch, err := c.Events(ctx)
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("watch the master's events: %w", err)
-	}
-	return ch, nil
 }
 
 // install runs minion_bootstrap.install on the host and adds its steps;
@@ -251,7 +256,7 @@ func (b *Bootstrap) install(ctx context.Context, h *sshexec.Host, a bootstrapArg
 // event can come before the minion's subscription is up, and a minion
 // still waiting for acceptance misses what is published before. So once
 // the step succeeds, `salt <id> test.ping` answers.
-func waitSignIn(ctx context.Context, ping func(context.Context) (string, error), events <-chan master.Event, id string, restarted bool, timeout time.Duration) step {
+func waitSignIn(ctx context.Context, ping func(context.Context) (string, error), events <-chan Event, id string, restarted bool, timeout time.Duration) step {
 	s := step{ID: "authenticated", Name: id}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errors.New("timed out"))
 	defer cancel()
@@ -313,20 +318,6 @@ func isPingReturn(tag, id string, jids map[string]bool) bool {
 	}
 	jid, ok := strings.CutSuffix(rest, "/ret/"+id)
 	return ok && jids[jid]
-}
-
-// pinger publishes test.ping to minion id alone through the master's
-// local socket and returns the job id.
-func pinger(o master.Options, id string) func(context.Context) (string, error) {
-	return func(ctx context.Context) (string, error) {
-		c, err := master.Dial(ctx, o.LocalSocket())
-		if err != nil {
-			return "", err
-		}
-		defer c.Close()
-		jid, _, err := c.Publish(ctx, master.PublishRequest{Tgt: []any{id}, TgtType: "list", Fun: "test.ping", User: "root"})
-		return jid, err
-	}
 }
 
 // readKey reads a PEM key file; a missing file is "".

@@ -13,17 +13,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/saltyaml"
-	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/roster"
 	"github.com/brinesalt/brine/sshexec"
 )
 
 func TestBootstrapArgsAndConfig(t *testing.T) {
-	o := master.Options{RetPort: 4506, PublishPort: 4505}
+	o := &MasterLink{RetPort: 4506, PublishPort: 4505}
 	for _, tc := range []struct {
 		args []string
 		want string // the config, or the error
@@ -57,7 +55,7 @@ func TestBootstrapArgsAndConfig(t *testing.T) {
 		}
 	}
 	// Ports other than Salt's defaults are written for the minion.
-	a, _ := parseBootstrapArgs(nil, ordered.FromPairs("master", "m"), master.Options{RetPort: 14506, PublishPort: 14505})
+	a, _ := parseBootstrapArgs(nil, ordered.FromPairs("master", "m"), &MasterLink{RetPort: 14506, PublishPort: 14505})
 	if conf, _ := a.minionConfig("x"); !strings.Contains(conf, "master_port: 14506\npublish_port: 14505\n") {
 		t.Errorf("ports: %s", conf)
 	}
@@ -101,7 +99,7 @@ func TestSettleKey(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, "minions", "web1"), []byte(tc.accepted), 0o644)
 			}
 			b := &Bootstrap{}
-			k, err := b.settleKey(context.Background(), keyHost(tc.hostPub), master.Options{PKIDir: dir, KeySize: 2048}, "web1", tc.force)
+			k, err := b.settleKey(context.Background(), keyHost(tc.hostPub), &MasterLink{PKIDir: dir, KeySize: 2048}, "web1", tc.force)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -140,7 +138,7 @@ func TestSettleKey(t *testing.T) {
 func TestSettleKeyRefusals(t *testing.T) {
 	dir := t.TempDir()
 	b := &Bootstrap{}
-	o := master.Options{PKIDir: dir, KeySize: 2048}
+	o := &MasterLink{PKIDir: dir, KeySize: 2048}
 	if _, err := b.settleKey(context.Background(), keyHost(""), o, "web1", false); err == nil || !strings.Contains(err.Error(), "master.pub") {
 		t.Errorf("no master key: %v", err)
 	}
@@ -193,14 +191,17 @@ func TestIsPingReturn(t *testing.T) {
 
 func TestBootstrapWithoutMaster(t *testing.T) {
 	dir := t.TempDir()
-	cfg := config.DefaultMaster(dir)
-	cfg.PKIDir = filepath.Join(dir, "pki")
-	cfg.SockDir = filepath.Join(dir, "sock")
-	plan, err := (&Bootstrap{Master: cfg}).Plan(nil, ordered.FromPairs("master", "10.0.0.1"))(context.Background(), keyHost(""))
+	sock := filepath.Join(dir, "sock", "brine-master.sock")
+	link := &MasterLink{PKIDir: filepath.Join(dir, "pki"), KeySize: 2048, RetPort: 4506, PublishPort: 4505, Socket: sock,
+		Events: func(context.Context) (<-chan Event, error) {
+			return nil, errors.New("is salt-master running with this configuration? dial: no such file")
+		}}
+	b := &Bootstrap{Connect: func() (*MasterLink, error) { return link, nil }}
+	plan, err := b.Plan(nil, ordered.FromPairs("master", "10.0.0.1"))(context.Background(), keyHost(""))
 	if err != nil || !plan.Done || plan.Retcode != 1 || plan.Out != "highstate" {
 		t.Fatalf("%v %+v", err, plan)
 	}
-	s := plan.Return.(*ordered.Map).Value("minion_|-master_|-" + filepath.Join(dir, "sock", "brine-master.sock") + "_|-bootstrap")
+	s := plan.Return.(*ordered.Map).Value("minion_|-master_|-" + sock + "_|-bootstrap")
 	if m, _ := s.(*ordered.Map); m == nil || !strings.Contains(m.Value("comment").(string), "is salt-master running") {
 		t.Errorf("no clear error without a master: %v", plan.Return)
 	}
@@ -212,9 +213,9 @@ func TestBootstrapWithoutMaster(t *testing.T) {
 func TestWaitSignIn(t *testing.T) {
 	ctx := context.Background()
 	// ping answers with jids 1, 2, …; events carries what the master fires.
-	setup := func() (func(context.Context) (string, error), chan master.Event, *int) {
+	setup := func() (func(context.Context) (string, error), chan Event, *int) {
 		n := 0
-		events := make(chan master.Event, 10)
+		events := make(chan Event, 10)
 		return func(context.Context) (string, error) {
 			n++
 			return fmt.Sprint(n), nil
@@ -222,10 +223,10 @@ func TestWaitSignIn(t *testing.T) {
 	}
 
 	ping, events, n := setup()
-	events <- master.Event{Tag: "salt/job/1/ret/web1"} // before the start: not an answer to this run
-	events <- master.Event{Tag: "salt/minion/web10/start"}
-	events <- master.Event{Tag: "salt/minion/web1/start"}
-	events <- master.Event{Tag: "salt/job/1/ret/web1"}
+	events <- Event{Tag: "salt/job/1/ret/web1"} // before the start: not an answer to this run
+	events <- Event{Tag: "salt/minion/web10/start"}
+	events <- Event{Tag: "salt/minion/web1/start"}
+	events <- Event{Tag: "salt/job/1/ret/web1"}
 	if s := waitSignIn(ctx, ping, events, "web1", true, time.Minute); !s.result || *n != 1 {
 		t.Errorf("start then ping: %+v after %d pings", s, *n)
 	}
@@ -234,24 +235,24 @@ func TestWaitSignIn(t *testing.T) {
 	ping, events, n = setup()
 	go func() {
 		time.Sleep(pingEvery + pingEvery/2)
-		events <- master.Event{Tag: "salt/job/2/ret/web1"}
+		events <- Event{Tag: "salt/job/2/ret/web1"}
 	}()
 	if s := waitSignIn(ctx, ping, events, "web1", false, time.Minute); !s.result || *n != 2 {
 		t.Errorf("second ping: %+v after %d pings", s, *n)
 	}
 
 	ping, _, _ = setup()
-	if s := waitSignIn(ctx, ping, make(chan master.Event), "web1", true, 50*time.Millisecond); s.result ||
+	if s := waitSignIn(ctx, ping, make(chan Event), "web1", true, 50*time.Millisecond); s.result ||
 		!strings.Contains(s.comment, "did not sign in to the master within 50ms (timed out)") {
 		t.Errorf("timeout: %+v", s)
 	}
-	closed := make(chan master.Event)
+	closed := make(chan Event)
 	close(closed)
 	if s := waitSignIn(ctx, ping, closed, "web1", true, time.Minute); s.result || !strings.Contains(s.comment, "event stream ended") {
 		t.Errorf("closed stream: %+v", s)
 	}
 	fail := func(context.Context) (string, error) { return "", errors.New("no master") }
-	if s := waitSignIn(ctx, fail, make(chan master.Event), "web1", false, time.Minute); s.result || !strings.Contains(s.comment, "no master") {
+	if s := waitSignIn(ctx, fail, make(chan Event), "web1", false, time.Minute); s.result || !strings.Contains(s.comment, "no master") {
 		t.Errorf("ping fails: %+v", s)
 	}
 }
@@ -268,7 +269,7 @@ func FuzzMinionConfig(f *testing.F) {
 			return
 		}
 		a, err := parseBootstrapArgs(nil, ordered.FromPairs("master", addr,
-			"minion_opts", ordered.FromPairs(key, saltyaml.ParseCLIArg(value))), master.Options{RetPort: 4506, PublishPort: 4505})
+			"minion_opts", ordered.FromPairs(key, saltyaml.ParseCLIArg(value))), &MasterLink{RetPort: 4506, PublishPort: 4505})
 		if err != nil {
 			return
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
-	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/sshexec"
 )
 
@@ -43,7 +42,7 @@ func (k keyPlan) step() step {
 //     machine's.
 //
 // A key the master rejected is left to the administrator (salt-key -d).
-func (b *Bootstrap) settleKey(ctx context.Context, h *sshexec.Host, o master.Options, id string, force bool) (keyPlan, error) {
+func (b *Bootstrap) settleKey(ctx context.Context, h *sshexec.Host, o *MasterLink, id string, force bool) (keyPlan, error) {
 	pm := pki.NewMaster(o.PKIDir)
 	k := keyPlan{acceptedPath: pm.Path(pki.Accepted, id)}
 	if !pki.ValidID(o.PKIDir, id) {
