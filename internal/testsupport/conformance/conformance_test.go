@@ -38,7 +38,7 @@ func repoRoot(t *testing.T) string {
 // suiteDir is the vendored Salt 3006 suite: cases, expected outputs,
 // run.py, compare.py and minion.template.
 func suiteDir(root string) string {
-	return filepath.Join(root, "internal", "conformance", "testdata", "salt3006")
+	return filepath.Join(root, "internal", "testsupport", "conformance", "testdata", "salt3006")
 }
 
 // parseCompare returns the failing case names from compare.py's output.
@@ -79,8 +79,8 @@ func TestConformance(t *testing.T) {
 func TestProjectCases(t *testing.T) {
 	root := repoRoot(t)
 	suite := suiteDir(root)
-	runSuite(t, root, suite, filepath.Join(root, "internal", "conformance", "testdata", "cases"),
-		filepath.Join(root, "internal", "conformance", "testdata", "expected"), "--all-comments")
+	runSuite(t, root, suite, filepath.Join(root, "internal", "testsupport", "conformance", "testdata", "cases"),
+		filepath.Join(root, "internal", "testsupport", "conformance", "testdata", "expected"), "--all-comments")
 }
 
 // runSuite builds salt-call, runs the cases in casesDir with the suite's
