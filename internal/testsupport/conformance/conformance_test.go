@@ -151,18 +151,25 @@ func privateTmp(t *testing.T, tmp string) string {
 // namespace whose /tmp is tmp/tmp: run.py wipes /tmp/conf-* and copies
 // cases' files there, and salt-call writes under /tmp/conf-NNN, none of
 // which may touch the machine's /tmp (a test changes nothing outside its
-// own directories). Inside, the work directory is /tmp/work.
+// own directories). Inside, the work directory is /tmp/work; the suite
+// and cases are bound in before /tmp is covered, so a checkout under
+// /tmp works too.
 func runInPrivateTmp(tmp, suite, casesDir string, only []string) *exec.Cmd {
 	const script = `set -e
 priv="$1"; suite="$2"; cases="$3"; shift 3
 mount --bind "$suite" "$priv/work/suite"
 mount --bind "$cases" "$priv/work/cases"
 mount --rbind "$priv" /tmp
+cd /tmp/work
 exec python3 /tmp/work/suite/run.py /tmp/work/salt-call /tmp/work/cases /tmp/work/actual "$@"
 `
 	args := append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh",
 		filepath.Join(tmp, "tmp"), suite, casesDir}, only...)
-	return exec.Command("unshare", args...)
+	cmd := exec.Command("unshare", args...)
+	// The checkout itself may lie under /tmp, which the private /tmp
+	// hides: start from / so no process looks for a directory gone.
+	cmd.Dir = "/"
+	return cmd
 }
 
 // TestMain fails the package when the cases changed the mode or owner of
