@@ -128,7 +128,7 @@ func TestE2EPreHook(t *testing.T) {
 func TestE2ECutLinkDetected(t *testing.T) {
 	c := testhosts.New(t, 2)
 	if c.Mode() != testhosts.ModeNetns {
-		t.Skip("cutting one host's link needs network namespaces")
+		testhosts.Skip(t, "cutting one host's link needs network namespaces")
 	}
 	e := newEnv(t, c, true)
 	keepalive := "  keepalive_interval: 1\n  keepalive_count_max: 2\n"

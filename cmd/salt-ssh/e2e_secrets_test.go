@@ -96,7 +96,7 @@ func TestE2ESecretsNeverLeak(t *testing.T) {
 	c := testhosts.New(t, 1, testhosts.WithUser(leakUser, leakPassword),
 		testhosts.WithHost("host1", testhosts.HostOptions{PasswordAuth: true, SudoPassword: true, SudoKeepEnv: true}))
 	if !c.Isolated() {
-		t.Skip("needs private host directories")
+		testhosts.Skip(t, "needs private host directories")
 	}
 	e := newEnv(t, c, true)
 	t.Setenv("SSH_AUTH_SOCK", "")
