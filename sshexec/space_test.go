@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 // TestProbeReportsFreeSpace runs a cold probe under each shell there is
@@ -63,7 +65,7 @@ func TestProbeReportsFreeSpace(t *testing.T) {
 // for a thin_dir yet to be made, under each shell.
 func TestProbeRealDF(t *testing.T) {
 	if _, err := exec.LookPath("df"); err != nil {
-		t.Skip("no df")
+		testhosts.Skip(t, "no df (coreutils)")
 	}
 	p := scriptParams{ThinDir: filepath.Join(t.TempDir(), "thin"), Bin: "salt-thin-f", Umask: -1, Wait: true}
 	for _, sh := range []string{"bash", "dash", "sh"} {
