@@ -420,16 +420,13 @@ func TestE2EGrainAndCompoundTargeting(t *testing.T) {
 func TestE2EPreFlightAndSudoUser(t *testing.T) {
 	c := testhosts.New(t, 2)
 	e := newEnv(t, c, true)
-	// A user in the login user's group to sudo to (users are shared by all
-	// test hosts; sudoers there lets the login user run anything as anyone).
+	// A user in the login user's group to sudo to, made in each host's
+	// private /etc (sudoers there lets the login user run anything as anyone).
 	const other = "brine-sudo-e2e"
-	if out, err := exec.Command("id", other).CombinedOutput(); err != nil {
-		if out, err := exec.Command("useradd", "--no-create-home", "--gid", c.User(), other).CombinedOutput(); err != nil {
-			t.Fatalf("useradd: %v %s", err, out)
+	for _, h := range c.Hosts() {
+		if out, err := c.Exec(t.Context(), h.ID, "useradd --no-create-home --gid "+c.User()+" "+other); err != nil {
+			t.Fatalf("useradd on %s: %v %s", h.ID, err, out)
 		}
-		t.Cleanup(func() { exec.Command("userdel", other).Run() })
-	} else {
-		t.Logf("%s exists: %s", other, out)
 	}
 	script := filepath.Join(e.dir, "pre.sh")
 	if err := os.WriteFile(script, []byte("echo ran \"$@\" >> /var/tmp/pre-flight.log\n"), 0o600); err != nil {

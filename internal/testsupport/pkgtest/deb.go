@@ -138,11 +138,6 @@ func DpkgStatus(name string) string {
 // file behind and does not meet dpkg's own fcntl locks.
 func lockPackages(t testing.TB) { lockDir(t, "/var/lib/dpkg") }
 
-// LockAccounts serialises the tests that add real users and groups
-// across test binaries, so that concurrent useradd and groupadd calls
-// never meet /etc/passwd locked (an advisory flock on /etc).
-func LockAccounts(t testing.TB) { lockDir(t, "/etc") }
-
 func lockDir(t testing.TB, dir string) {
 	t.Helper()
 	f, err := os.Open(dir)

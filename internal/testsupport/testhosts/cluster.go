@@ -78,7 +78,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			c.st.User, err = lookupUser(cfg.User)
 			return err
 		}
-		c.st.User, err = ensureUser(ctx, cfg.User, cfg.Password)
+		c.st.User, err = privateUser(ctx, cfg.User, cfg.Password)
 		return err
 	})
 	if err != nil {

@@ -19,16 +19,16 @@ const (
 	ModeLoopback Mode = "loopback"
 )
 
-// DefaultUser is the login user created on the controller for the hosts.
+// DefaultUser is the hosts' login user (it exists only inside the hosts).
 const DefaultUser = "brine"
 
-// DefaultPassword is the login user's password: the harness sets it whenever
-// it uses DefaultUser, so every cluster agrees on it.
+// DefaultPassword is the login user's password unless Config.Password
+// says otherwise.
 const DefaultPassword = "brine-test-password"
 
 // defaultPasswordHash is DefaultPassword hashed with a fixed salt
 // (`openssl passwd -6 -salt brinetesthosts brine-test-password`), so the
-// harness can tell whether /etc/shadow already holds it without rewriting it.
+// harness needs no openssl run for the common case.
 const defaultPasswordHash = "$6$brinetesthosts$fGsPRKX6Qm5oCdaeia2oAfH2aA//mynJbGEVDCeCng8gnCM0B98IpyIenzSSVOMaMnXcJ29ikwFw0H1sZY6jU."
 
 // MaxHosts is the largest cluster: a /24 minus network, bridge and broadcast.
@@ -88,8 +88,8 @@ type Config struct {
 	// User is the login user; DefaultUser when empty. Ignored (the current
 	// user is used) when not running as root.
 	User string
-	// Password is User's password; DefaultPassword when empty. See the
-	// package documentation for why it is per user, not per host.
+	// Password is User's password on every host of the cluster;
+	// DefaultPassword when empty.
 	Password string
 	// Defaults apply to every host that Hosts does not name.
 	Defaults HostOptions

@@ -9,7 +9,8 @@
 //     cluster owns the private /24 10.250.<C>.0/24 with the bridge at .1 and
 //     hostI at .(I+1); sshd listens on port 22 of that address;
 //   - its own mount and UTS namespaces, held open by a small "holder" process,
-//     with private directories bind-mounted over /tmp, /var/tmp, /etc/salt,
+//     with /etc and /home overlaid (see Login below) and private directories
+//     bind-mounted over /tmp, /var/tmp, /etc/salt,
 //     /root, the login user's home, /etc/sudoers.d and /etc/hosts, and what
 //     a promoted minion uses (/usr/local/sbin, /etc/init.d, /etc/rc?.d,
 //     /etc/systemd/system, /run/salt, /var/log/salt, /var/cache/salt), and the
@@ -30,15 +31,16 @@
 // current user without any isolation, and HostOptions that need root are
 // refused.
 //
-// Login: one login user (default "brine", created with useradd when missing)
-// and root accept the cluster's client key (KeyPath, Signer). The user has
-// passwordless sudo through the host's private /etc/sudoers.d unless
-// HostOptions say otherwise. Because /etc/shadow is shared by all hosts and
-// all clusters, a password belongs to the user, not to a host: the harness
-// always sets the user's password to Config.Password (DefaultPassword unless
-// set), and HostOptions.PasswordAuth only decides whether that host's sshd
-// accepts it. A cluster that wants another password must also use another
-// login user, or it would race with concurrent clusters.
+// Login: one login user (default "brine") and root accept the cluster's
+// client key (KeyPath, Signer). The user exists only inside the hosts: each
+// host sees /etc and /home through its own overlayfs, whose upper directory
+// holds the machine's passwd, group, shadow and gshadow with the user's
+// lines added (password Config.Password, DefaultPassword unless set) and
+// the user's home, so the machine's own accounts are never touched and
+// clusters with different passwords never race. The user has passwordless
+// sudo through the host's private /etc/sudoers.d unless HostOptions say
+// otherwise, and HostOptions.PasswordAuth decides whether a host's sshd
+// accepts the password.
 //
 // HostOptions.BehindHost hides a host behind another (a point-to-point
 // veth between their namespaces, no route from anywhere else), so ProxyJump

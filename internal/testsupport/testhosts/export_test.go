@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,4 +84,45 @@ func CopyTestBinary(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// AsUser returns a command running bin with args as user u, who exists
+// only for it: the command runs in a private mount namespace whose
+// /etc/passwd and /etc/group are copies of the machine's with u's lines
+// added (as the hosts' are, see writeOverlays), and u's home is dir, owned
+// by u. The machine's accounts are not touched.
+func AsUser(t testing.TB, u loginUser, dir string, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	u.Home = dir
+	acct := t.TempDir()
+	fs, err := os.OpenRoot(acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	var mounts strings.Builder
+	for _, af := range accountFiles[:2] { // passwd, group
+		if err := writeAccountFile(fs, "/etc/"+af.name, af.name, af.mode, u.Name, af.line(u)); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&mounts, "mount --bind %s /etc/%s\n", shq(filepath.Join(acct, af.name)), af.name)
+	}
+	if err := os.Chown(dir, u.UID, u.GID); err != nil {
+		t.Fatal(err)
+	}
+	script := mounts.String() + fmt.Sprintf("exec setpriv --reuid=%d --regid=%d --clear-groups \"$@\"\n", u.UID, u.GID)
+	cmd := exec.CommandContext(t.Context(), "unshare", append([]string{"--mount", "--propagation", "private",
+		"sh", "-ec", script, "sh", bin}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + dir, "USER=" + u.Name}
+	return cmd
+}
+
+// LoginUser is the login user an isolated cluster of DefaultUser gets.
+func LoginUser(t testing.TB) loginUser {
+	u, err := privateUser(t.Context(), DefaultUser, DefaultPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

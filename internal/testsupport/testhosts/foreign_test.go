@@ -2,7 +2,7 @@ package testhosts
 
 import (
 	"fmt"
-	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,9 +36,8 @@ func TestUnprivilegedLeavesRootClustersAlone(t *testing.T) {
 	t.Cleanup(func() { session.signal(syscall.SIGKILL) })
 
 	bin := CopyTestBinary(t)
-	cmd := exec.CommandContext(ctx, "runuser", "-u", u.Name, "--", bin, "-test.run", "^$")
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + u.Home,
-		fmt.Sprintf("%s=foreign-teardown:%d", helperEnv, c.st.Cluster)}
+	cmd := AsUser(t, u, filepath.Dir(bin), bin, "-test.run", "^$")
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=foreign-teardown:%d", helperEnv, c.st.Cluster))
 	b, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(b), "helper done") {
 		t.Fatalf("helper as %s: %v\n%s", u.Name, err, b)

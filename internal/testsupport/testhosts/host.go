@@ -105,6 +105,9 @@ func (c *Cluster) prepareHost(h *hostState, clientPub []byte) error {
 		return fmt.Errorf("open %s: %w", h.path("fs"), err)
 	}
 	defer fs.Close()
+	if err := writeOverlays(fs, c.st.User); err != nil {
+		return fmt.Errorf("private accounts of %s: %w", h.ID, err)
+	}
 	for _, pd := range privateDirs(c.st.User) {
 		if err := c.makePrivate(fs, h, pd); err != nil {
 			return fmt.Errorf("private %s of %s: %w", pd.InHost, h.ID, err)
@@ -241,6 +244,11 @@ Subsystem sftp %[8]s
 func (c *Cluster) holderScript(h *hostState) string {
 	var b strings.Builder
 	b.WriteString("set -e\n")
+	for _, ov := range overlays {
+		base := filepath.Join(h.path("fs"), ov.Backing)
+		fmt.Fprintf(&b, "mount -t overlay brine-%s -o %s %s\n", ov.Backing,
+			shq("lowerdir="+ov.InHost+",upperdir="+base+"/upper,workdir="+base+"/work"), shq(ov.InHost))
+	}
 	for _, pd := range privateDirs(c.st.User) {
 		fmt.Fprintf(&b, "mount --bind %s %s\n", shq(filepath.Join(h.path("fs"), pd.Backing)), shq(pd.InHost))
 	}

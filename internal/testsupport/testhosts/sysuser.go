@@ -1,7 +1,6 @@
 package testhosts
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // loginUser is the resolved login user of a cluster.
@@ -19,37 +20,58 @@ type loginUser struct {
 	UID  int    `json:"uid"`
 	GID  int    `json:"gid"`
 	Home string `json:"home"`
+	// Hash is the crypt(3) hash of the cluster's password, written into
+	// the hosts' private /etc/shadow.
+	Hash string `json:"hash,omitempty"`
 }
 
-// ensureUser creates the login user when missing (useradd -m) and makes its
-// /etc/shadow entry hold password. A locked account ("!") would make sshd
-// with UsePAM no refuse even public-key logins, and an account without a
-// password could not answer sudo's prompt. Callers hold the lock, which
-// keeps concurrent clusters from racing on /etc/passwd and /etc/shadow.
-func ensureUser(ctx context.Context, name, password string) (loginUser, error) {
-	if _, err := user.Lookup(name); err != nil {
-		out, err := exec.CommandContext(ctx, "useradd", "-m", "-U", "-s", "/bin/bash", "-c", "Brine test hosts", name).CombinedOutput()
-		if err != nil {
-			return loginUser{}, fmt.Errorf("useradd %s: %w: %s", name, err, bytes.TrimSpace(out))
-		}
-	}
-	u, err := lookupUser(name)
+// Login users of isolated clusters exist only inside the hosts: each host
+// sees /etc and /home through its own overlayfs (see overlays), whose upper
+// directory holds copies of the machine's passwd, group, shadow and gshadow
+// with the user's lines added, and its home. The machine's own account
+// files are never written, so the tests change no account on it, clusters
+// with different passwords never race, and nothing is left behind.
+//
+// firstPrivateID is where the search for a free uid and gid starts: above
+// Debian's dynamic range (1000–59999) and its reserved 60000–60999.
+const firstPrivateID = 61000
+
+// privateUser resolves the login user of an isolated cluster. A user that
+// exists on the machine keeps its ids and home (files it owns stay its
+// own); a new one gets the first id free in both passwd and group.
+func privateUser(ctx context.Context, name, password string) (loginUser, error) {
+	hash, err := passwordHash(ctx, password)
 	if err != nil {
 		return loginUser{}, err
 	}
-	if err := ensurePassword(ctx, name, password); err != nil {
+	if u, err := lookupUser(name); err == nil {
+		u.Hash = hash
+		return u, nil
+	}
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil {
 		return loginUser{}, err
 	}
-	// Mount points that may not exist on a fresh controller.
-	for _, pd := range privateDirs(u) {
-		if pd.File {
-			continue
-		}
-		if err := os.MkdirAll(pd.InHost, 0o755); err != nil {
-			return loginUser{}, fmt.Errorf("create mount point %s: %w", pd.InHost, err)
+	group, err := os.ReadFile("/etc/group")
+	if err != nil {
+		return loginUser{}, err
+	}
+	used := map[int]bool{}
+	for _, f := range [][]byte{passwd, group} {
+		for _, line := range strings.Split(string(f), "\n") {
+			if fields := strings.Split(line, ":"); len(fields) > 2 {
+				if id, err := strconv.Atoi(fields[2]); err == nil {
+					used[id] = true
+				}
+			}
 		}
 	}
-	return u, nil
+	for id := firstPrivateID; id < 65534; id++ {
+		if !used[id] {
+			return loginUser{Name: name, UID: id, GID: id, Home: "/home/" + name, Hash: hash}, nil
+		}
+	}
+	return loginUser{}, errors.New("no free uid for the login user")
 }
 
 func lookupUser(name string) (loginUser, error) {
@@ -62,40 +84,129 @@ func lookupUser(name string) (loginUser, error) {
 	return loginUser{Name: u.Username, UID: uid, GID: gid, Home: u.HomeDir}, nil
 }
 
-func ensurePassword(ctx context.Context, name, password string) error {
+// passwordHash hashes password with SHA-512 crypt. The password goes to
+// openssl on stdin, never in argv.
+func passwordHash(ctx context.Context, password string) (string, error) {
 	if password == DefaultPassword {
-		if cur, _ := shadowHash(name); cur == defaultPasswordHash {
-			return nil
-		}
-		out, err := exec.CommandContext(ctx, "usermod", "-p", defaultPasswordHash, name).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("set password of %s: %w: %s", name, err, bytes.TrimSpace(out))
-		}
-		return nil
+		return defaultPasswordHash, nil
 	}
-	cmd := exec.CommandContext(ctx, "chpasswd")
-	cmd.Stdin = strings.NewReader(name + ":" + password + "\n")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("set password of %s: %w: %s", name, err, bytes.TrimSpace(out))
+	cmd := exec.CommandContext(ctx, "openssl", "passwd", "-6", "-stdin")
+	cmd.Stdin = strings.NewReader(password + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("hash the login password: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// overlay is a machine directory that each host sees through its own
+// overlayfs: the host reads the machine's files and writes its own copy.
+type overlay struct {
+	InHost  string // the directory, in the host and on the machine
+	Backing string // name under the host's fs/ directory: upper/ and work/
+}
+
+// overlays come before the private bind mounts, which land on top of them.
+var overlays = []overlay{{InHost: "/etc", Backing: "ov_etc"}, {InHost: "/home", Backing: "ov_home"}}
+
+// accountFiles are the account databases the hosts' /etc overlay holds,
+// with their modes on Debian (owners are copied from the machine's files).
+var accountFiles = []struct {
+	name string
+	mode os.FileMode
+	line func(u loginUser) string
+}{
+	{"passwd", 0o644, func(u loginUser) string {
+		return fmt.Sprintf("%s:x:%d:%d:Brine test hosts:%s:/bin/bash", u.Name, u.UID, u.GID, u.Home)
+	}},
+	{"group", 0o644, func(u loginUser) string { return fmt.Sprintf("%s:x:%d:", u.Name, u.GID) }},
+	{"shadow", 0o640, func(u loginUser) string { return u.Name + ":" + u.Hash + ":19000:0:99999:7:::" }},
+	{"gshadow", 0o640, func(u loginUser) string { return u.Name + ":!::" }},
+}
+
+// writeOverlays creates the upper and work directories of the host's
+// overlays in fs, the account files with the login user's lines (any line
+// of the machine's for the same name replaced), and the mount points the
+// private bind mounts need inside the overlaid directories.
+func writeOverlays(fs *os.Root, u loginUser) error {
+	for _, ov := range overlays {
+		for _, sub := range []string{"upper", "work"} {
+			if err := fs.MkdirAll(filepath.Join(ov.Backing, sub), 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	for _, af := range accountFiles {
+		if err := writeAccountFile(fs, "/etc/"+af.name, filepath.Join("ov_etc", "upper", af.name), af.mode, u.Name, af.line(u)); err != nil {
+			return err
+		}
+	}
+	for _, pd := range privateDirs(u) {
+		if pd.File {
+			continue
+		}
+		if err := makeMountPoint(fs, pd.InHost); err != nil {
+			return fmt.Errorf("create mount point %s: %w", pd.InHost, err)
+		}
 	}
 	return nil
 }
 
-// shadowHash returns the password field of name in /etc/shadow.
-func shadowHash(name string) (string, error) {
-	f, err := os.Open("/etc/shadow")
-	if err != nil {
-		return "", err
+// writeAccountFile writes the machine's file src, without name's line and
+// with line appended, to dst in fs, owned as src is.
+func writeAccountFile(fs *os.Root, src, dst string, mode os.FileMode, name, line string) error {
+	b, err := os.ReadFile(src)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.SplitN(sc.Text(), ":", 3)
-		if len(fields) >= 2 && fields[0] == name {
-			return fields[1], nil
+	var out strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if l != "" && !strings.HasPrefix(l, name+":") {
+			out.WriteString(l + "\n")
 		}
 	}
-	return "", errors.New("user not in /etc/shadow")
+	out.WriteString(line + "\n")
+	if err := fs.WriteFile(dst, []byte(out.String()), mode); err != nil {
+		return err
+	}
+	if err := fs.Chmod(dst, mode); err != nil {
+		return err
+	}
+	if uid, gid, ok := ownerOf(src); ok {
+		return fs.Lchown(dst, uid, gid)
+	}
+	return nil
+}
+
+// makeMountPoint makes sure dir exists in the host: inside an overlaid
+// directory it is created in the host's upper directory; elsewhere (/run,
+// /var) it must exist on the machine, where it is created if missing, as
+// an empty directory at Salt's standard path.
+func makeMountPoint(fs *os.Root, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	for _, ov := range overlays {
+		if rel, ok := strings.CutPrefix(dir, ov.InHost+"/"); ok {
+			return fs.MkdirAll(filepath.Join(ov.Backing, "upper", rel), 0o755)
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// ownerOf returns the owner of path on the machine.
+func ownerOf(path string) (uid, gid int, ok bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return int(st.Uid), int(st.Gid), true
 }
 
 // sudoers returns the content of a host's private /etc/sudoers.d/brine-testhosts,

@@ -36,8 +36,7 @@ func WithHost(id string, o HostOptions) Option {
 // WithMode forces a networking mode.
 func WithMode(m Mode) Option { return func(c *Config) { c.Mode = m } }
 
-// WithUser sets the login user and its password (see Config.Password for
-// why a custom password needs its own user).
+// WithUser sets the login user and its password.
 func WithUser(name, password string) Option {
 	return func(c *Config) { c.User, c.Password = name, password }
 }

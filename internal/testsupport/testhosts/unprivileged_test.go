@@ -3,7 +3,6 @@ package testhosts_test
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strings"
@@ -45,15 +44,9 @@ func TestUnprivileged(t *testing.T) {
 }
 
 func runAsLoginUser(t *testing.T) {
-	if _, err := user.Lookup(testhosts.DefaultUser); err != nil {
-		testhosts.New(t, 1) // creates the login user
-	}
+	u := testhosts.LoginUser(t)
 	bin := testhosts.CopyTestBinary(t)
-	dir := filepath.Dir(bin)
-	cmd := exec.CommandContext(t.Context(), "runuser", "-u", testhosts.DefaultUser, "--",
-		bin, "-test.run", "^TestUnprivileged$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=/home/" + testhosts.DefaultUser}
+	cmd := testhosts.AsUser(t, u, filepath.Dir(bin), bin, "-test.run", "^TestUnprivileged$", "-test.v", "-test.count=1")
 	out, err := cmd.CombinedOutput()
 	t.Logf("as %s:\n%s", testhosts.DefaultUser, out)
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestUnprivileged") {

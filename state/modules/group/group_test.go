@@ -72,9 +72,10 @@ func TestGroupInfo(t *testing.T) {
 // TestRealGroup adds, changes and removes a real group.
 func TestRealGroup(t *testing.T) {
 	pkgtest.NeedRoot(t, "groupadd", "groupdel", "gpasswd")
-	pkgtest.LockAccounts(t)
+	if !pkgtest.InPrivateAccounts(t) {
+		return
+	}
 	name := pkgtest.UniqueName("brinetest-")
-	pkgtest.CleanupGroup(t, name)
 	env := newEnv(&Module{Run: syscmd.Exec, Which: syscmd.Which})
 	ctx := context.Background()
 	if got, err := env.Run(ctx, "group.add", []any{name}, ordered.FromPairs("gid", 64123)); err != nil || got != true {
