@@ -5,7 +5,9 @@
 //
 // Differences from Salt: template= and runas= are not supported (an
 // error when set); list reads local paths, file:// and salt:// URLs (no
-// http sources, so source_hash and use_etag are ignored); rar archives
+// http sources, so use_etag, which only http sources have, has nothing to
+// act on; a source_hash is checked against a local archive, which Salt
+// does not do); rar archives
 // are not supported; xz-compressed tars are listed through xz(1).
 // unzip refuses members whose paths climb out of dest, as Python's
 // zipfile sanitises them.

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -105,6 +107,13 @@ func TestTarAndList(t *testing.T) {
 	salt := newEnv(files{"salt://pkgs/x.tgz": b})
 	if got := call(t, salt, "archive.list", []any{"salt://pkgs/x.tgz"}, nil); len(got.([]any)) != 6 {
 		t.Errorf("salt:// list = %v", got)
+	}
+	sum := sha256.Sum256(b)
+	if got := call(t, env, "archive.list", []any{tarball}, ordered.FromPairs("source_hash", "sha256="+hex.EncodeToString(sum[:]))); len(got.([]any)) != 6 {
+		t.Errorf("list with its own source_hash = %v", got)
+	}
+	if _, err := env.Run(context.Background(), "archive.list", []any{tarball}, ordered.FromPairs("source_hash", "sha256="+strings.Repeat("0", 64))); err == nil || !strings.Contains(err.Error(), "not the source_hash") {
+		t.Errorf("list with a wrong source_hash: %v", err)
 	}
 	dest := t.TempDir()
 	call(t, env, "archive.tar", []any{"xzf", tarball}, ordered.FromPairs("dest", dest))

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"encoding/hex"
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
@@ -17,7 +18,9 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/modules/file"
 )
 
 // source opens name: a local path, file:// URL or salt:// URL.
@@ -39,7 +42,35 @@ func source(ctx context.Context, c *modules.Call, name string) (*bytes.Reader, e
 	if err != nil {
 		return nil, modules.Errorf("Failed to cache %s: %w", name, err)
 	}
+	if err := checkSourceHash(ctx, c, name, b); err != nil {
+		return nil, err
+	}
 	return bytes.NewReader(b), nil
+}
+
+// checkSourceHash verifies archive b against source_hash when one is
+// given, in any form file.managed takes ("<type>=<hex>", a bare digest, a
+// hash file). Salt consults source_hash only to skip re-downloading a
+// cached http source; Brine reads local and salt:// sources only (the
+// master's own hash already guards those), so a local archive that does
+// not match is refused rather than the option going unused.
+func checkSourceHash(ctx context.Context, c *modules.Call, name string, b []byte) error {
+	if !c.Bool("source_hash") {
+		return nil
+	}
+	htype, want, err := file.SourceSum(ctx, c.Env, name, name, c.Str("source_hash"), "", c.Str("saltenv"))
+	if err != nil {
+		return err
+	}
+	h, err := crypt.NewHash(htype)
+	if err != nil {
+		return modules.Errorf("Invalid hash type '%s'", htype)
+	}
+	h.Write(b)
+	if got := hex.EncodeToString(h.Sum(nil)); !strings.EqualFold(got, want) {
+		return modules.Errorf("Failed to cache %s: the archive's %s is %s, not the source_hash %s", name, htype, got, want)
+	}
+	return nil
 }
 
 type members struct{ dirs, files, links []string }
