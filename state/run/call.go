@@ -121,9 +121,9 @@ func (r *Runner) verifyRecursion(low Chunk) []string {
 	return errs
 }
 
-// call runs the state function of low (salt/state.py State.call). It
-// returns nil only after a fatal error, which is kept in r.fatal.
-func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int) *ordered.Map {
+// call runs the state function of low (salt/state.py State.call). Its
+// error is a *FatalError, which aborts the whole job.
+func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int) (*ordered.Map, error) {
 	start := r.now()
 	if errs := r.VerifyData(low); len(errs) > 0 {
 		var cm strings.Builder
@@ -132,14 +132,13 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 		}
 		r.log().Error(strings.TrimRight(cm.String(), "\n"))
 		return ordered.FromPairs("result", false, "name", low.Value("name"), "changes", ordered.New(),
-			"comment", cm.String(), "__run_num__", r.nextRunNum())
+			"comment", cm.String(), "__run_num__", r.nextRunNum()), nil
 	}
 	full := str(low.Value("state")) + "." + str(low.Value("fun"))
 	f, _ := r.States.Lookup(r.Env, full)
 	args, kwargs, err := f.Bind(low, keyword.Internal)
 	if err != nil {
-		r.fatal = &FatalError{Err: err}
-		return nil
+		return nil, &FatalError{Err: err}
 	}
 	isPre := truthy(low, "__prereq__")
 	env := *r.Env
@@ -166,7 +165,7 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	}
 	if isPre {
 		low.Set("__prereq__", false)
-		return ret
+		return ret, nil
 	}
 	ret.Set("__sls__", low.Value("__sls__"))
 	ret.Set("__run_num__", r.nextRunNum())
@@ -179,9 +178,9 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	// Salt retries here only without a `parallel` key, even parallel:
 	// False (State.call); a parallel state retries in its own run.
 	if low.Has("retry") && !low.Has("parallel") {
-		ret = r.retry(ctx, low, reqs, retries, ret, &env)
+		return r.retry(ctx, low, reqs, retries, ret, &env)
 	}
-	return ret
+	return ret, nil
 }
 
 // globalCheckCmd reports whether the state system runs check_cmd itself:

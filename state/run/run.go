@@ -43,7 +43,6 @@ type Runner struct {
 	chunks   []Chunk
 	index    chunkIndex
 	failhard bool
-	fatal    error
 	procs    map[*ordered.Map]*parallelProc // parallel states not yet reconciled
 	aggOpt   *any                           // state_aggregate, once read
 }
@@ -90,7 +89,9 @@ func (r *Runner) CallHigh(ctx context.Context, high *ordered.Map) (*Results, []s
 	return res, nil, nil
 }
 
-func (r *Runner) init(chunks []Chunk) {
+// prepare sets the runner up for a run over chunks. Prereq returns (pre)
+// outlive it: the listeners' runner is handed its parent's.
+func (r *Runner) prepare(chunks []Chunk) {
 	if r.pre == nil {
 		r.pre = map[string]*ordered.Map{}
 	}
@@ -103,7 +104,7 @@ func (r *Runner) init(chunks []Chunk) {
 
 // CallChunks runs ordered chunks (call_chunks).
 func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, error) {
-	r.init(chunks)
+	r.prepare(chunks)
 	defer r.reconcileAll()
 	for _, low := range r.dropDisabled(chunks) {
 		if r.failhard {
@@ -111,9 +112,8 @@ func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, erro
 		}
 		tag := states.Tag(low)
 		if !r.running.Has(tag) {
-			r.callChunk(ctx, low, 0)
-			if r.fatal != nil {
-				return nil, r.fatal
+			if err := r.callChunk(ctx, low, 0); err != nil {
+				return nil, err
 			}
 			if r.checkFailhard(low) {
 				break
@@ -127,10 +127,10 @@ func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, erro
 // RunChunk runs one chunk with its requisites against the given chunk
 // list, as state.sls_id does with call_chunk.
 func (r *Runner) RunChunk(ctx context.Context, low Chunk, chunks []Chunk) (*Results, error) {
-	r.init(chunks)
-	r.callChunk(ctx, low, 0)
+	r.prepare(chunks)
+	err := r.callChunk(ctx, low, 0)
 	r.reconcileAll()
-	return r.running, r.fatal
+	return r.running, err
 }
 
 // checkFailhard reports whether low failed with failhard set (check_failhard).
@@ -182,11 +182,11 @@ func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 10
 // Call runs one chunk directly, without requisites, as state.single does
 // with State.call.
 func (r *Runner) Call(ctx context.Context, low Chunk) (*Results, error) {
-	r.init([]Chunk{low})
-	ret := r.call(ctx, low, nil, 1)
+	r.prepare([]Chunk{low})
+	ret, err := r.call(ctx, low, nil, 1)
 	r.reconcileAll()
-	if r.fatal != nil {
-		return nil, r.fatal
+	if err != nil {
+		return nil, err
 	}
 	r.running.Set(states.Tag(low), ret)
 	return r.running, nil
