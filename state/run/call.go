@@ -30,16 +30,6 @@ type stateCall struct {
 	running *Results
 }
 
-// FatalError aborts the whole job, as an exception raised outside a
-// state's try block does in Salt (an invalid keyword argument to a state
-// function, notes item 23).
-type FatalError struct{ Err error }
-
-func (e *FatalError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *FatalError) Unwrap() error { return e.Err }
-
 // VerifyData checks a low chunk before it runs (salt/state.py
 // verify_data), converting watch into require for modules without
 // mod_watch.

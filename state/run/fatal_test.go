@@ -30,10 +30,10 @@ func TestFatalErrorAbortsFromAnyDepth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), "after")
 			sls := tc.sls + "after:\n  cmd.run:\n    - name: touch " + marker + "\n"
-			res, errs, err := runner(false).CallHigh(context.Background(), high(t, sls))
+			res, err := runner(false).CallHigh(context.Background(), high(t, sls))
 			var fatal *run.FatalError
 			if !errors.As(err, &fatal) || err.Error() != "'not_an_argument' is an invalid keyword argument for 'test.configurable_test_state'" {
-				t.Fatalf("CallHigh = %v, %v, %v; want the FatalError", res, errs, err)
+				t.Fatalf("CallHigh = %v, %v; want the FatalError", res, err)
 			}
 			if res != nil {
 				t.Errorf("results %v returned beside the fatal error", res.Map())

@@ -64,29 +64,30 @@ func (r *Runner) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// CallHigh compiles high data and runs it (salt/state.py call_high). A
-// non-empty error list is a compile error: nothing ran. A Go error aborts
-// the whole job (an invalid keyword argument to a state function).
-func (r *Runner) CallHigh(ctx context.Context, high *ordered.Map) (*Results, []string, error) {
+// CallHigh compiles high data and runs it (salt/state.py call_high).
+// High data that does not compile is a *CompileError: nothing ran. A
+// *FatalError aborts the whole job (an invalid keyword argument to a
+// state function).
+func (r *Runner) CallHigh(ctx context.Context, high *ordered.Map) (*Results, error) {
 	errs := compile.ReconcileExtend(high, false)
 	errs = append(errs, compile.VerifyHigh(high)...)
-	if len(errs) > 0 {
-		return nil, errs, nil
+	if err := compileError(errs); err != nil {
+		return nil, err
 	}
 	errs = compile.RequisiteIn(high)
 	compile.ApplyExclude(high)
-	if len(errs) > 0 {
-		return nil, errs, nil
+	if err := compileError(errs); err != nil {
+		return nil, err
 	}
 	chunks := compile.CompileHigh(high)
 	res, err := r.CallChunks(ctx, chunks)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := r.CallListen(ctx, chunks, res); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return res, nil, nil
+	return res, nil
 }
 
 // prepare sets the runner up for a run over chunks. Prereq returns (pre)
