@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -104,9 +105,7 @@ func (m *Master) storeData(id string, d minionData) {
 	if !pki.ValidID(m.o.PKIDir, id) {
 		return
 	}
-	m.dataMu.Lock()
-	m.data[id] = d
-	m.dataMu.Unlock()
+	m.data.put(id, d)
 	b, err := protocol.Marshal(ordered.FromPairs("grains", d.Grains, "pillar", d.Pillar))
 	if err != nil {
 		return
@@ -122,9 +121,7 @@ func (m *Master) storeData(id string, d minionData) {
 // minionData returns the cached grains and pillar of a minion, reading
 // the cache file when this process has not seen the minion yet.
 func (m *Master) minionData(id string) (minionData, bool) {
-	m.dataMu.RLock()
-	d, ok := m.data[id]
-	m.dataMu.RUnlock()
+	d, ok := m.data.get(id)
 	if ok {
 		return d, true
 	}
@@ -139,8 +136,27 @@ func (m *Master) minionData(id string) (minionData, bool) {
 	mm, _ := v.(*ordered.Map)
 	d.Grains, _ = mm.Value("grains").(*ordered.Map)
 	d.Pillar, _ = mm.Value("pillar").(*ordered.Map)
-	m.dataMu.Lock()
-	m.data[id] = d
-	m.dataMu.Unlock()
+	m.data.put(id, d)
 	return d, true
+}
+
+// dataCache is the minion data cache in memory, grains and pillar by
+// minion id; mu guards byID. The files under cachedir/minions are the
+// cache across restarts.
+type dataCache struct {
+	mu   sync.RWMutex
+	byID map[string]minionData
+}
+
+func (c *dataCache) get(id string) (minionData, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	d, ok := c.byID[id]
+	return d, ok
+}
+
+func (c *dataCache) put(id string, d minionData) {
+	c.mu.Lock()
+	c.byID[id] = d
+	c.mu.Unlock()
 }
