@@ -31,10 +31,10 @@ import (
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/all"
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
 	_ "github.com/brinesalt/brine/state/pillar/module"
 	staterun "github.com/brinesalt/brine/state/run"
-	_ "github.com/brinesalt/brine/state/states/all"
+	_ "github.com/brinesalt/brine/state/states/allstates"
 )
 
 func main() {

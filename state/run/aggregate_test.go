@@ -9,7 +9,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/config" // config.option, copied into the test registry
+	_ "github.com/brinesalt/brine/state/modules/configmod" // config.option, copied into the test registry
 	"github.com/brinesalt/brine/state/run"
 	"github.com/brinesalt/brine/state/states"
 	"github.com/brinesalt/brine/state/states/teststate"
