@@ -35,12 +35,12 @@ type Master struct {
 	aes    aesKey
 	serial atomic.Int64 // of the last publication (crypt.WrapPublish)
 
-	sessions sessionKeys // per-minion session keys (sessions.go)
-	keys     minionKeys  // parsed accepted keys (sessions.go)
-	seen     nonces      // request nonces, for replay refusal (req.go)
-	authed   sync.Map    // id -> time of last accepted _auth
-	data     dataCache   // minion data cache: grains, pillar (pillar.go)
-	mineMu   sync.Mutex  // serialises read-modify-write of the mine banks on disk
+	sessions sessionKeys      // per-minion session keys (sessions.go)
+	keys     minionKeys       // parsed accepted keys (sessions.go)
+	seen     nonces           // request nonces, for replay refusal (req.go)
+	authed   sync.Map         // id -> time of last accepted _auth
+	data     byID[minionData] // minion data cache: grains, pillar (pillar.go)
+	mineMu   sync.Mutex       // serialises read-modify-write of the mine banks on disk
 
 	pubSock   *transport.Publisher
 	req       *transport.Router
@@ -67,9 +67,7 @@ func New(o Options, log *slog.Logger) (*Master, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start master: %w", err)
 	}
-	m := &Master{o: o, log: log, pki: p, key: key, pub: pub, jobs: jobcache.New(o.CacheDir), bus: NewBus(),
-		sessions: sessionKeys{byID: map[string]session{}}, keys: minionKeys{byID: map[string]minionKey{}},
-		seen: nonces{at: map[string]time.Time{}}, data: dataCache{byID: map[string]minionData{}}}
+	m := &Master{o: o, log: log, pki: p, key: key, pub: pub, jobs: jobcache.New(o.CacheDir), bus: NewBus()}
 	p.Events = func(e pki.Event) { m.bus.Fire(e.Tag, e.Data) }
 	if err := m.rotateAES("start"); err != nil {
 		return nil, err
@@ -132,6 +130,35 @@ func (a *aesKey) keyAndSig() (*crypt.Crypticle, []byte) {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	return a.c, a.sig
+}
+
+// byID is a map by minion id with the lock that guards it, for the
+// master's in-memory caches; its zero value is empty and ready.
+type byID[V any] struct {
+	mu sync.RWMutex
+	m  map[string]V
+}
+
+func (c *byID[V]) get(id string) (V, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[id]
+	return v, ok
+}
+
+func (c *byID[V]) put(id string, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]V{}
+	}
+	c.m[id] = v
+}
+
+func (c *byID[V]) drop(id string) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
 }
 
 // Run binds the sockets and serves until ctx ends.

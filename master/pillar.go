@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -138,25 +137,4 @@ func (m *Master) minionData(id string) (minionData, bool) {
 	d.Pillar, _ = mm.Value("pillar").(*ordered.Map)
 	m.data.put(id, d)
 	return d, true
-}
-
-// dataCache is the minion data cache in memory, grains and pillar by
-// minion id; mu guards byID. The files under cachedir/minions are the
-// cache across restarts.
-type dataCache struct {
-	mu   sync.RWMutex
-	byID map[string]minionData
-}
-
-func (c *dataCache) get(id string) (minionData, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	d, ok := c.byID[id]
-	return d, ok
-}
-
-func (c *dataCache) put(id string, d minionData) {
-	c.mu.Lock()
-	c.byID[id] = d
-	c.mu.Unlock()
 }

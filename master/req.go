@@ -205,7 +205,7 @@ func (m *Master) replayed(id, nonce string) bool {
 }
 
 // nonces holds the request nonces seen in the last 15 minutes, by when
-// each was seen; mu guards at.
+// each was seen; mu guards at. Its zero value is empty and ready.
 type nonces struct {
 	mu sync.Mutex
 	at map[string]time.Time
@@ -217,6 +217,9 @@ func (n *nonces) record(k string) bool {
 	defer n.mu.Unlock()
 	if _, ok := n.at[k]; ok {
 		return true
+	}
+	if n.at == nil {
+		n.at = map[string]time.Time{}
 	}
 	n.at[k] = time.Now()
 	return false

@@ -13,11 +13,8 @@ import (
 // AES key that fails in the maintenance loop is logged with its reason
 // and leaves the previous key and signature in use.
 func TestFailedRotationIsLoggedAndKeepsTheKey(t *testing.T) {
-	dir := t.TempDir()
-	o := DefaultOptions()
-	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
 	var logs bytes.Buffer
-	m, err := New(o, slog.New(slog.NewTextHandler(&logs, nil)))
+	m, err := New(tempOptions(t), slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

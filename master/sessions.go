@@ -21,31 +21,11 @@ type session struct {
 }
 
 // sessionKeys caches the per-minion session keys read from or written to
-// cachedir/sessions. mu guards byID; idLocks are stripes by minion id
-// (see lock), held while one minion's session file is written.
+// cachedir/sessions. idLocks are stripes by minion id (see lock), held
+// while one minion's session file is written.
 type sessionKeys struct {
-	mu      sync.Mutex
-	byID    map[string]session
+	byID[session]
 	idLocks [64]sync.Mutex
-}
-
-func (s *sessionKeys) get(id string) (session, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.byID[id]
-	return v, ok
-}
-
-func (s *sessionKeys) put(id string, v session) {
-	s.mu.Lock()
-	s.byID[id] = v
-	s.mu.Unlock()
-}
-
-func (s *sessionKeys) drop(id string) {
-	s.mu.Lock()
-	delete(s.byID, id)
-	s.mu.Unlock()
 }
 
 // lock returns the lock of id's stripe; work on one minion's files
@@ -126,7 +106,7 @@ type minionKey struct {
 }
 
 // minionKeys caches the parsed accepted keys by minion id; mu guards
-// byID.
+// byID. Its zero value is empty and ready.
 type minionKeys struct {
 	mu   sync.Mutex
 	byID map[string]minionKey
@@ -143,6 +123,9 @@ func (k *minionKeys) parsed(id string, pem []byte) (*rsa.PublicKey, bool) {
 	pub, err := crypt.ParsePublicKey(pem)
 	if err != nil {
 		return nil, false
+	}
+	if k.byID == nil {
+		k.byID = map[string]minionKey{}
 	}
 	k.byID[id] = minionKey{pem: string(pem), key: pub}
 	return pub, true
