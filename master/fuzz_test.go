@@ -14,10 +14,7 @@ import (
 // FuzzHandle feeds arbitrary request frames to the request handler:
 // whatever arrives, it answers (never panics) and never with a session.
 func FuzzHandle(f *testing.F) {
-	dir := f.TempDir()
-	o := DefaultOptions()
-	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
-	m, err := New(o, slog.New(slog.DiscardHandler))
+	m, err := New(tempOptions(f), slog.New(slog.DiscardHandler))
 	if err != nil {
 		f.Fatal(err)
 	}

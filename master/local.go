@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,6 +59,45 @@ func readMsg(r io.Reader) (*ordered.Map, error) {
 	return m, nil
 }
 
+// localServer is the master's local socket and its open connections,
+// closed together by Stop; mu guards conns.
+type localServer struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func (l *localServer) add(c net.Conn) {
+	l.mu.Lock()
+	if l.conns == nil {
+		l.conns = map[net.Conn]struct{}{}
+	}
+	l.conns[c] = struct{}{}
+	l.mu.Unlock()
+}
+
+func (l *localServer) remove(c net.Conn) {
+	l.mu.Lock()
+	delete(l.conns, c)
+	l.mu.Unlock()
+}
+
+// close closes the listener, when there is one, and every open
+// connection.
+func (l *localServer) close() {
+	if l.ln == nil {
+		return
+	}
+	l.ln.Close()
+	l.mu.Lock()
+	for c := range l.conns {
+		c.Close()
+	}
+	l.mu.Unlock()
+}
+
+// listenLocal opens the local socket, mode 0600, and serves each
+// connection in its own goroutine until Stop.
 func (m *Master) listenLocal(ctx context.Context) error {
 	path := m.o.LocalSocket()
 	_ = os.Remove(path)
@@ -71,7 +111,7 @@ func (m *Master) listenLocal(ctx context.Context) error {
 		ln.Close()
 		return fmt.Errorf("listen %s: %w", path, err)
 	}
-	m.local = ln
+	m.local.ln = ln
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -94,16 +134,9 @@ func (m *Master) listenLocal(ctx context.Context) error {
 }
 
 func (m *Master) serveLocal(ctx context.Context, c net.Conn) {
-	m.localMu.Lock()
-	if m.localConns == nil {
-		m.localConns = map[net.Conn]struct{}{}
-	}
-	m.localConns[c] = struct{}{}
-	m.localMu.Unlock()
+	m.local.add(c)
 	defer func() {
-		m.localMu.Lock()
-		delete(m.localConns, c)
-		m.localMu.Unlock()
+		m.local.remove(c)
 		c.Close()
 	}()
 	stop := context.AfterFunc(ctx, func() { c.Close() })

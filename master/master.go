@@ -5,7 +5,6 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -33,40 +32,21 @@ type Master struct {
 	jobs *jobcache.Cache
 	bus  *Bus
 
-	aesMu  sync.RWMutex
-	aes    *crypt.Crypticle
-	aesSig []byte // crypt.AESSignature of aes, sent in every auth reply
-	serial atomic.Int64
+	aes    aesKey
+	serial atomic.Int64 // of the last publication (crypt.WrapPublish)
 
-	sessMu   sync.Mutex
-	sessions map[string]session
-	idLocks  [64]sync.Mutex // by hash of minion id, see idLock
+	sessions sessionKeys      // per-minion session keys (sessions.go)
+	keys     minionKeys       // parsed accepted keys (sessions.go)
+	seen     nonces           // request nonces, for replay refusal (req.go)
+	authed   sync.Map         // id -> time of last accepted _auth
+	data     byID[minionData] // minion data cache: grains, pillar (pillar.go)
+	mineMu   sync.Mutex       // serialises read-modify-write of the mine banks on disk
 
-	keyMu      sync.Mutex
-	keys       map[string]minionKey // parsed accepted keys by id
-	seenMu     sync.Mutex
-	seen       map[string]time.Time // request nonces, for replay refusal
-	authed     sync.Map             // id -> time of last accepted _auth
-	dataMu     sync.RWMutex
-	mineMu     sync.Mutex            // serialises read-modify-write of mine banks
-	data       map[string]minionData // minion data cache (grains, pillar)
-	pubSock    *transport.Publisher
-	req        *transport.Router
-	local      net.Listener
-	localMu    sync.Mutex
-	localConns map[net.Conn]struct{}
-	wg         sync.WaitGroup
-	stopMaint  context.CancelFunc
-}
-
-type session struct {
-	mtime time.Time
-	c     *crypt.Crypticle
-}
-
-type minionKey struct {
-	pem string
-	key *rsa.PublicKey
+	pubSock   *transport.Publisher
+	req       *transport.Router
+	local     localServer // the local socket salt and salt-key talk to (local.go)
+	wg        sync.WaitGroup
+	stopMaint context.CancelFunc
 }
 
 // New prepares a master: directories, keys and the AES session key.
@@ -87,8 +67,7 @@ func New(o Options, log *slog.Logger) (*Master, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start master: %w", err)
 	}
-	m := &Master{o: o, log: log, pki: p, key: key, pub: pub, jobs: jobcache.New(o.CacheDir), bus: NewBus(),
-		sessions: map[string]session{}, keys: map[string]minionKey{}, seen: map[string]time.Time{}, data: map[string]minionData{}}
+	m := &Master{o: o, log: log, pki: p, key: key, pub: pub, jobs: jobcache.New(o.CacheDir), bus: NewBus()}
 	p.Events = func(e pki.Event) { m.bus.Fire(e.Tag, e.Data) }
 	if err := m.rotateAES("start"); err != nil {
 		return nil, err
@@ -119,122 +98,67 @@ func (m *Master) rotateAES(why string) error {
 	if err != nil {
 		return fmt.Errorf("rotate aes key: %w", err)
 	}
-	m.aesMu.Lock()
-	m.aes, m.aesSig = c, sig
-	m.aesMu.Unlock()
+	m.aes.set(c, sig)
 	m.log.Info("AES key rotated", "reason", why)
 	return nil
 }
 
-func (m *Master) aesKey() *crypt.Crypticle {
-	m.aesMu.RLock()
-	defer m.aesMu.RUnlock()
-	return m.aes
+// aesKey is the publish key (Salt's aes session key) with its
+// signature, sent in every auth reply; rotateAES replaces both together.
+type aesKey struct {
+	mu  sync.RWMutex
+	c   *crypt.Crypticle
+	sig []byte // crypt.AESSignature of c
 }
 
-// aesKeyAndSig returns the AES key with its signature, read together so
-// a rotation cannot pair one key with the other's signature.
-func (m *Master) aesKeyAndSig() (*crypt.Crypticle, []byte) {
-	m.aesMu.RLock()
-	defer m.aesMu.RUnlock()
-	return m.aes, m.aesSig
+func (a *aesKey) set(c *crypt.Crypticle, sig []byte) {
+	a.mu.Lock()
+	a.c, a.sig = c, sig
+	a.mu.Unlock()
 }
 
-// sessionKey is ReqServerChannel.session_key: a per-minion key kept in
-// cachedir/sessions/<id>, renewed after publish_session. Only the id's
-// stripe lock is held while the file is written, so sign-ins of
-// different minions do not wait on each other's disk writes; a file that
-// is empty or damaged (a crash before it reached the disk) is replaced.
-func (m *Master) sessionKey(id string) (*crypt.Crypticle, error) {
-	now := time.Now()
-	m.sessMu.Lock()
-	s, ok := m.sessions[id]
-	m.sessMu.Unlock()
-	if ok && now.Sub(s.mtime) < m.o.PublishSession {
-		return s.c, nil
-	}
-	l := m.idLock(id)
-	l.Lock()
-	defer l.Unlock()
-	m.sessMu.Lock()
-	s, ok = m.sessions[id]
-	m.sessMu.Unlock()
-	if ok && now.Sub(s.mtime) < m.o.PublishSession {
-		return s.c, nil // another sign-in of this minion made it meanwhile
-	}
-	path := filepath.Join(m.o.CacheDir, "sessions", id)
-	s, err := readSession(path, now, m.o.PublishSession)
-	if err != nil {
-		if _, err := crypt.WriteKeyFile(path); err != nil {
-			return nil, fmt.Errorf("session key %s: %w", id, err)
-		}
-		if s, err = readSession(path, now, m.o.PublishSession); err != nil {
-			return nil, fmt.Errorf("session key %s: %w", id, err)
-		}
-	}
-	m.sessMu.Lock()
-	m.sessions[id] = s
-	m.sessMu.Unlock()
-	return s.c, nil
+// key returns the current publish key.
+func (a *aesKey) key() *crypt.Crypticle {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.c
 }
 
-// errStale is a session key file older than publish_session.
-var errStale = errors.New("session key expired")
-
-// readSession reads a session key file that is younger than maxAge.
-func readSession(path string, now time.Time, maxAge time.Duration) (session, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return session{}, err
-	}
-	if now.Sub(st.ModTime()) > maxAge {
-		return session{}, errStale
-	}
-	ks, err := crypt.ReadKeyFile(path)
-	if err != nil {
-		return session{}, err
-	}
-	c, err := crypt.NewCrypticle(ks)
-	if err != nil {
-		return session{}, err
-	}
-	return session{mtime: st.ModTime(), c: c}, nil
+// keyAndSig returns the key with its signature, read together so a
+// rotation cannot pair one key with the other's signature.
+func (a *aesKey) keyAndSig() (*crypt.Crypticle, []byte) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.c, a.sig
 }
 
-// idLock returns the lock of id's stripe; work on one minion's files
-// holds it so that two requests of the same minion do not interleave.
-func (m *Master) idLock(id string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return &m.idLocks[h.Sum32()%uint32(len(m.idLocks))]
+// byID is a map by minion id with the lock that guards it, for the
+// master's in-memory caches; its zero value is empty and ready.
+type byID[V any] struct {
+	mu sync.RWMutex
+	m  map[string]V
 }
 
-// dropSession forgets a minion's session key (its key was removed).
-func (m *Master) dropSession(id string) {
-	m.sessMu.Lock()
-	delete(m.sessions, id)
-	m.sessMu.Unlock()
-	_ = os.Remove(filepath.Join(m.o.CacheDir, "sessions", id))
+func (c *byID[V]) get(id string) (V, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[id]
+	return v, ok
 }
 
-// acceptedKey returns the minion's accepted public key, re-read when the
-// file changes; ok is false when the minion is not accepted.
-func (m *Master) acceptedKey(id string) (*rsa.PublicKey, bool) {
-	data, err := os.ReadFile(m.pki.Path(pki.Accepted, id))
-	if err != nil {
-		return nil, false
+func (c *byID[V]) put(id string, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]V{}
 	}
-	m.keyMu.Lock()
-	defer m.keyMu.Unlock()
-	if k, ok := m.keys[id]; ok && k.pem == string(data) {
-		return k.key, true
-	}
-	k, err := crypt.ParsePublicKey(data)
-	if err != nil {
-		return nil, false
-	}
-	m.keys[id] = minionKey{pem: string(data), key: k}
-	return k, true
+	c.m[id] = v
+}
+
+func (c *byID[V]) drop(id string) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
 }
 
 // Run binds the sockets and serves until ctx ends.
@@ -281,14 +205,7 @@ func (m *Master) Stop() {
 	if m.stopMaint != nil {
 		m.stopMaint()
 	}
-	if m.local != nil {
-		m.local.Close()
-		m.localMu.Lock()
-		for c := range m.localConns {
-			c.Close()
-		}
-		m.localMu.Unlock()
-	}
+	m.local.close()
 	if m.req != nil {
 		m.req.Close()
 	}
@@ -345,21 +262,18 @@ func (m *Master) maintenance(ctx context.Context) {
 					m.log.Info("cleaned job cache", "removed", n)
 				}
 			}
-			m.pruneNonces(now)
+			m.seen.prune(now)
 		}
 	}
 }
 
+// forgetRemovedKeys drops the cached key, session and sign-in of every
+// minion whose accepted key file is gone.
 func (m *Master) forgetRemovedKeys() {
-	m.keyMu.Lock()
-	var gone []string
-	for id := range m.keys {
-		if _, err := os.Stat(m.pki.Path(pki.Accepted, id)); err != nil {
-			gone = append(gone, id)
-			delete(m.keys, id)
-		}
-	}
-	m.keyMu.Unlock()
+	gone := m.keys.forget(func(id string) bool {
+		_, err := os.Stat(m.pki.Path(pki.Accepted, id))
+		return err != nil
+	})
 	for _, id := range gone {
 		m.dropSession(id)
 		m.authed.Delete(id)

@@ -16,6 +16,15 @@ import (
 	"github.com/brinesalt/brine/internal/transport"
 )
 
+// tempOptions is DefaultOptions with the master's directories in a
+// fresh temporary directory.
+func tempOptions(tb testing.TB) Options {
+	dir := tb.TempDir()
+	o := DefaultOptions()
+	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
+	return o
+}
+
 func startMaster(t *testing.T) (*Master, context.Context) {
 	t.Helper()
 	dir := t.TempDir()
@@ -337,10 +346,8 @@ func asker(t *testing.T, ctx context.Context, req *transport.Req, id string) fun
 // its address, on a new connection as Salt's minion opens one per
 // return, is served.
 func TestLargeLoadOnlyAfterAuthentication(t *testing.T) {
-	dir := t.TempDir()
-	o := DefaultOptions()
+	o := tempOptions(t)
 	o.Interface, o.PublishPort, o.RetPort = "127.0.0.1", 0, 0
-	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
 	o.Auth.AutoAccept = true
 	o.MaxMessage = 8 << 20
 	m, err := New(o, slog.New(slog.DiscardHandler))

@@ -104,9 +104,7 @@ func (m *Master) storeData(id string, d minionData) {
 	if !pki.ValidID(m.o.PKIDir, id) {
 		return
 	}
-	m.dataMu.Lock()
-	m.data[id] = d
-	m.dataMu.Unlock()
+	m.data.put(id, d)
 	b, err := protocol.Marshal(ordered.FromPairs("grains", d.Grains, "pillar", d.Pillar))
 	if err != nil {
 		return
@@ -122,9 +120,7 @@ func (m *Master) storeData(id string, d minionData) {
 // minionData returns the cached grains and pillar of a minion, reading
 // the cache file when this process has not seen the minion yet.
 func (m *Master) minionData(id string) (minionData, bool) {
-	m.dataMu.RLock()
-	d, ok := m.data[id]
-	m.dataMu.RUnlock()
+	d, ok := m.data.get(id)
 	if ok {
 		return d, true
 	}
@@ -139,8 +135,6 @@ func (m *Master) minionData(id string) (minionData, bool) {
 	mm, _ := v.(*ordered.Map)
 	d.Grains, _ = mm.Value("grains").(*ordered.Map)
 	d.Pillar, _ = mm.Value("pillar").(*ordered.Map)
-	m.dataMu.Lock()
-	m.data[id] = d
-	m.dataMu.Unlock()
+	m.data.put(id, d)
 	return d, true
 }

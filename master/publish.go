@@ -87,7 +87,7 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	if m.o.SignPubMessages {
 		sigAlgo = crypt.PKCS1v15SHA1
 	}
-	p, err := crypt.WrapPublish(m.aesKey(), m.key, load, int(m.serial.Add(1)), sigAlgo)
+	p, err := crypt.WrapPublish(m.aes.key(), m.key, load, int(m.serial.Add(1)), sigAlgo)
 	if err != nil {
 		return "", nil, fmt.Errorf("publish %s: %w", jid, err)
 	}

@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
@@ -82,7 +83,7 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 			m.log.Error("session key", "id", a.ID, logattr.Err, err)
 			return badLoad
 		}
-		aes, sig := m.aesKeyAndSig()
+		aes, sig := m.aes.keyAndSig()
 		r, err := crypt.BuildAuthReply(m.key, npub, a, crypt.AuthKeys{AES: aes.KeyString(), Session: sess.KeyString(), AESSig: sig}, m.pub, m.o.PublishPort)
 		if err != nil {
 			m.log.Warn("auth reply", "id", a.ID, logattr.Err, err)
@@ -200,22 +201,37 @@ func orAlgo(s, def string) string {
 // replayed records a request nonce and reports whether it was seen
 // before; nonces are kept for 15 minutes.
 func (m *Master) replayed(id, nonce string) bool {
-	k := id + "\x00" + nonce
-	m.seenMu.Lock()
-	defer m.seenMu.Unlock()
-	if _, ok := m.seen[k]; ok {
+	return m.seen.record(id + "\x00" + nonce)
+}
+
+// nonces holds the request nonces seen in the last 15 minutes, by when
+// each was seen; mu guards at. Its zero value is empty and ready.
+type nonces struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// record notes k and reports whether it was there already.
+func (n *nonces) record(k string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.at[k]; ok {
 		return true
 	}
-	m.seen[k] = time.Now()
+	if n.at == nil {
+		n.at = map[string]time.Time{}
+	}
+	n.at[k] = time.Now()
 	return false
 }
 
-func (m *Master) pruneNonces(now time.Time) {
-	m.seenMu.Lock()
-	defer m.seenMu.Unlock()
-	for k, t := range m.seen {
+// prune forgets the nonces older than 15 minutes.
+func (n *nonces) prune(now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for k, t := range n.at {
 		if now.Sub(t) > 15*time.Minute {
-			delete(m.seen, k)
+			delete(n.at, k)
 		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
-	_ "github.com/brinesalt/brine/state/modules/all"
-	_ "github.com/brinesalt/brine/state/states/all"
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
+	_ "github.com/brinesalt/brine/state/states/allstates"
 )
 
 // apply runs fun on one minion through the master and returns its

@@ -16,7 +16,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/testsupport/sshtest"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/all" // salt-ssh's registry
+	_ "github.com/brinesalt/brine/state/modules/allmodules" // salt-ssh's registry
 	"github.com/brinesalt/brine/thin/core"
 )
 

@@ -23,7 +23,7 @@ func TestThinDeps(t *testing.T) {
 	}{
 		{brine + "cmd/salt-thin", transport},
 		{brine + "cmd/salt-thin-core", append([]string{"crypto/tls", "crypto/x509",
-			brine + "state/jinja", brine + "state/modules/all", brine + "state/modules/cp",
+			brine + "state/jinja", brine + "state/modules/allmodules", brine + "state/modules/cp",
 			brine + "state/modules/file", brine + "state/apply",
 			brine + "state/modules/sys", brine + "state/states", brine + "state/compile", brine + "state/render", brine + "state/run", brine + "state/pillar",
 			brine + "state/fileclient", brine + "minion", brine + "internal/httpget",

@@ -12,7 +12,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/all"
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
 )

@@ -31,10 +31,10 @@ import (
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/all"
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
 	_ "github.com/brinesalt/brine/state/pillar/module"
-	staterun "github.com/brinesalt/brine/state/run"
-	_ "github.com/brinesalt/brine/state/states/all"
+	"github.com/brinesalt/brine/state/states"
+	_ "github.com/brinesalt/brine/state/states/allstates"
 )
 
 func main() {
@@ -300,15 +300,17 @@ func safeCall(ctx context.Context, f *modules.Function, c *modules.Call) (ret an
 }
 
 // callError reports a function failure as salt/cli/caller.py does: a
-// TypeError (SaltInvocationError included) prints "Passed invalid
-// arguments" and the usage, a CommandExecutionError "Error running".
+// TypeError (SaltInvocationError included, such as format_call's for a
+// state given a keyword argument its function does not take) prints
+// "Passed invalid arguments" and the usage, a CommandExecutionError
+// "Error running".
 func callError(fun string, f *modules.Function, err error, stdout, stderr io.Writer) int {
 	var inv *modules.InvocationError
-	var fatal *staterun.FatalError
+	var badKw *states.InvalidArgsError
 	var te *compile.TypeError
 	var ex *modules.ExecutionError
 	switch {
-	case errors.As(err, &inv), errors.As(err, &fatal), errors.As(err, &te):
+	case errors.As(err, &inv), errors.As(err, &badKw), errors.As(err, &te):
 		fmt.Fprintf(stderr, "\nPassed invalid arguments: %s.\n\nUsage:\n", err.Error())
 		fmt.Fprintln(stdout, usage(f))
 	case errors.As(err, &ex):

@@ -8,8 +8,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/minion"
-	_ "github.com/brinesalt/brine/state/modules/all"
-	_ "github.com/brinesalt/brine/state/states/all" // state.apply on the minion
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
+	_ "github.com/brinesalt/brine/state/states/allstates" // state.apply on the minion
 )
 
 func main() {

@@ -23,9 +23,9 @@ import (
 	"github.com/brinesalt/brine/sshexec/wrapper"
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/all" // functions templates may call
+	_ "github.com/brinesalt/brine/state/modules/allmodules" // functions templates may call
 	"github.com/brinesalt/brine/state/states"
-	_ "github.com/brinesalt/brine/state/states/all"
+	_ "github.com/brinesalt/brine/state/states/allstates"
 )
 
 // app is one salt-ssh invocation, wired from config, roster and flags.

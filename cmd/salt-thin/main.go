@@ -12,8 +12,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/minion"
-	_ "github.com/brinesalt/brine/state/modules/all"
-	_ "github.com/brinesalt/brine/state/states/all"
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
+	_ "github.com/brinesalt/brine/state/states/allstates"
 	"github.com/brinesalt/brine/thin"
 	_ "github.com/brinesalt/brine/thin/promote"
 )

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -211,6 +212,22 @@ func TestReprSelfContainingDict(t *testing.T) {
 	d.items = append(d.items, Item{"self", d})
 	if got := Repr(d); got != "{'self': {...}}" {
 		t.Errorf("Repr = %q, want Python's {'self': {...}}", got)
+	}
+}
+
+// TestWriteDictElem checks that WriteDict lays a dict out as Python does
+// and hands every key and value, in order, to the caller's writer.
+func TestWriteDictElem(t *testing.T) {
+	d := &dict{items: []Item{{"a", 1}, {2, []any{"x"}}}}
+	var b strings.Builder
+	WriteDict(&b, d, func(v any) { b.WriteString("<" + Repr(v) + ">") })
+	if got, want := b.String(), "{<'a'>: <1>, <2>: <['x']>}"; got != want {
+		t.Errorf("WriteDict = %q, want %q", got, want)
+	}
+	b.Reset()
+	WriteDict(&b, &dict{}, func(any) { t.Error("elem called for an empty dict") })
+	if b.String() != "{}" {
+		t.Errorf("WriteDict(empty) = %q, want {}", b.String())
 	}
 }
 

@@ -107,6 +107,15 @@ func writeDict(b *strings.Builder, d Dict, seen []Dict) {
 		}
 	}
 	seen = append(seen, d)
+	WriteDict(b, d, func(v any) { writeRepr(b, v, seen) })
+}
+
+// WriteDict writes d as dict.__repr__ lays it out, {k: v, k2: v2}, with
+// each key and value written by elem. A caller whose values include types
+// of its own (Jinja's lists and tuples) passes an elem that writes them;
+// guarding against a dict that contains itself, which Python prints as
+// {...}, is then the caller's too.
+func WriteDict(b *strings.Builder, d Dict, elem func(v any)) {
 	b.WriteByte('{')
 	i := 0
 	d.Range(func(k, v any) bool {
@@ -114,9 +123,9 @@ func writeDict(b *strings.Builder, d Dict, seen []Dict) {
 			b.WriteString(", ")
 		}
 		i++
-		writeRepr(b, k, seen)
+		elem(k)
 		b.WriteString(": ")
-		writeRepr(b, v, seen)
+		elem(v)
 		return true
 	})
 	b.WriteByte('}')

@@ -13,6 +13,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -317,13 +318,14 @@ func (j *job) callHigh(ctx context.Context, high *ordered.Map) (any, error) {
 		j.plan.High, j.plan.Pillar, j.plan.Test = high, j.pillar, j.test
 		return nil, errPlanned
 	}
-	res, errs, err := j.runner().CallHigh(ctx, high)
+	res, err := j.runner().CallHigh(ctx, high)
+	var ce *run.CompileError
+	if errors.As(err, &ce) {
+		setRetcode(j.env, exCompilerError)
+		return strList(ce.Messages()), nil
+	}
 	if err != nil {
 		return nil, err
-	}
-	if len(errs) > 0 {
-		setRetcode(j.env, exCompilerError)
-		return strList(errs), nil
 	}
 	out := res.Map()
 	if j.terse {

@@ -77,6 +77,8 @@ func TestStateFunctions(t *testing.T) {
 		"empty.sls": "",
 		"bad.sls":   "x: [\n",
 		"p.sls":     "p_state:\n  test.show_notification:\n    - text: {{ pillar['k'] }}\n",
+		"ext.sls":   "extend:\n  nothere:\n    test:\n      - nop\n",
+		"reqs.sls":  "a:\n  test.nop:\n    - require:\n        x: 1\nb:\n  test.nop:\n    - watch:\n        y: 1\n",
 	}
 	f := newFixture(t, salt, map[string]string{"top.sls": "base:\n  '*':\n    - data\n", "data.sls": "k: from-pillar\n"})
 	tests := []struct {
@@ -92,6 +94,8 @@ func TestStateFunctions(t *testing.T) {
 		{"state.sls", []string{"empty"}, []string{`{"r":{}}`}, 2},
 		{"state.sls", []string{"missing"}, []string{"No matching sls found for 'missing' in env 'base'"}, 1},
 		{"state.sls", []string{"bad"}, []string{"Rendering SLS 'base:bad' failed"}, 1},
+		{"state.sls", []string{"ext"}, []string{`{"r":["Cannot extend ID 'nothere' in 'base:ext'. It is not part of the high state.\n`}, 1},
+		{"state.sls", []string{"reqs"}, []string{`{"r":["The require statement in state 'a' in SLS 'reqs' needs to be formed as a list","The watch statement in state 'b' in SLS 'reqs' needs to be formed as a list"]}`}, 1},
 		{"state.sls", []string{"p"}, []string{`"comment":"from-pillar"`}, 0},
 		{"state.sls", []string{"p", `pillar={"k": "over"}`}, []string{`"comment":"over"`}, 0},
 		{"state.sls", []string{"a,b", `exclude=[{"id": "b_state"}]`}, []string{"a_state"}, 0},

@@ -6,6 +6,8 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 )
 
+// eval evaluates an expression. Each family of expressions has its own
+// method below; this is only the dispatch.
 func (r *runner) eval(e expr, f *frame) (any, error) {
 	switch e := e.(type) {
 	case *constExpr:
@@ -13,45 +15,19 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 	case *nameExpr:
 		return r.resolve(f, e.name), nil
 	case *listExpr:
-		out := make([]any, 0, len(e.items))
-		for _, it := range e.items {
-			v, err := r.eval(it, f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
+		out, err := r.evalItems(e.items, f)
+		if err != nil {
+			return nil, err
 		}
 		return newList(out), nil
 	case *tupleExpr:
-		out := make(tuple, 0, len(e.items))
-		for _, it := range e.items {
-			v, err := r.eval(it, f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
+		out, err := r.evalItems(e.items, f)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
+		return tuple(out), nil
 	case *dictExpr:
-		m := ordered.New()
-		for i, k := range e.keys {
-			kv, err := r.eval(k, f)
-			if err != nil {
-				return nil, err
-			}
-			if !hashable(kv) {
-				if u, ok := kv.(*undefined); ok && r.strictFor(u) {
-					return nil, u.err()
-				}
-				return nil, typeErr("unhashable type: '%s'", typeName(kv))
-			}
-			vv, err := r.eval(e.vals[i], f)
-			if err != nil {
-				return nil, err
-			}
-			setKey(m, kv, vv)
-		}
-		return m, nil
+		return r.evalDict(e, f)
 	case *getattrExpr:
 		obj, err := r.eval(e.obj, f)
 		if err != nil {
@@ -59,28 +35,9 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 		}
 		return r.getattr(obj, e.attr)
 	case *getitemExpr:
-		obj, err := r.eval(e.obj, f)
-		if err != nil {
-			return nil, err
-		}
-		if s, ok := e.key.(*sliceExpr); ok {
-			return r.slice(obj, s, f)
-		}
-		k, err := r.eval(e.key, f)
-		if err != nil {
-			return nil, err
-		}
-		return r.getitem(obj, k)
+		return r.evalGetitem(e, f)
 	case *callExpr:
-		fn, err := r.eval(e.fn, f)
-		if err != nil {
-			return nil, err
-		}
-		args, kw, err := r.evalArgs(e.args, e.kwnames, e.kwvals, e.star, e.dstar, f)
-		if err != nil {
-			return nil, err
-		}
-		return r.callValue(fn, args, kw)
+		return r.evalCall(e, f)
 	case *filterExpr:
 		v, err := r.eval(e.node, f)
 		if err != nil {
@@ -92,63 +49,142 @@ func (r *runner) eval(e expr, f *frame) (any, error) {
 	case *binExpr:
 		return r.evalBin(e, f)
 	case *unaryExpr:
-		x, err := r.eval(e.x, f)
-		if err != nil {
-			return nil, err
-		}
-		switch e.op {
-		case "not":
-			b, err := r.truthy(x)
-			return !b, err
-		case "-":
-			return r.neg(x)
-		case "+":
-			if _, ok := numeric(x); ok {
-				return r.arith("+", 0, x)
-			}
-			return nil, typeErr("bad operand type for unary +: '%s'", typeName(x))
-		}
+		return r.evalUnary(e, f)
 	case *compareExpr:
 		return r.evalCompare(e, f)
 	case *condExpr:
-		c, err := r.eval(e.cond, f)
-		if err != nil {
-			return nil, err
-		}
-		ok, err := r.truthy(c)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return r.eval(e.then, f)
-		}
-		if e.orelse == nil {
-			return &undefined{lenient: true, hint: "the inline if-expression on line " + itoa(e.line) + " evaluated to false and no else section was defined."}, nil
-		}
-		return r.eval(e.orelse, f)
+		return r.evalCond(e, f)
 	case *concatExpr:
-		// Jinja evaluates every operand before converting any to str.
-		vals := make([]any, len(e.items))
-		for i, it := range e.items {
-			v, err := r.eval(it, f)
-			if err != nil {
-				return nil, err
-			}
-			vals[i] = v
-		}
-		var b strings.Builder
-		for _, v := range vals {
-			s, err := r.toStr(v)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(s)
-		}
-		return b.String(), nil
+		return r.evalConcat(e, f)
 	case *sliceExpr:
 		return nil, templateErr("unexpected slice")
 	}
 	return nil, runtimeErr("cannot evaluate %T", e)
+}
+
+// evalItems evaluates the items of a list or tuple display in order.
+func (r *runner) evalItems(items []expr, f *frame) ([]any, error) {
+	out := make([]any, 0, len(items))
+	for _, it := range items {
+		v, err := r.eval(it, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// evalDict evaluates a dict display, key then value, refusing keys Python
+// could not hash.
+func (r *runner) evalDict(e *dictExpr, f *frame) (any, error) {
+	m := ordered.New()
+	for i, k := range e.keys {
+		kv, err := r.eval(k, f)
+		if err != nil {
+			return nil, err
+		}
+		if !hashable(kv) {
+			if u, ok := kv.(*undefined); ok && r.strictFor(u) {
+				return nil, u.err()
+			}
+			return nil, typeErr("unhashable type: '%s'", typeName(kv))
+		}
+		vv, err := r.eval(e.vals[i], f)
+		if err != nil {
+			return nil, err
+		}
+		setKey(m, kv, vv)
+	}
+	return m, nil
+}
+
+// evalGetitem evaluates obj[key] and obj[start:stop:step].
+func (r *runner) evalGetitem(e *getitemExpr, f *frame) (any, error) {
+	obj, err := r.eval(e.obj, f)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := e.key.(*sliceExpr); ok {
+		return r.slice(obj, s, f)
+	}
+	k, err := r.eval(e.key, f)
+	if err != nil {
+		return nil, err
+	}
+	return r.getitem(obj, k)
+}
+
+// evalCall evaluates the callee, then its arguments, then calls it.
+func (r *runner) evalCall(e *callExpr, f *frame) (any, error) {
+	fn, err := r.eval(e.fn, f)
+	if err != nil {
+		return nil, err
+	}
+	args, kw, err := r.evalArgs(e.args, e.kwnames, e.kwvals, e.star, e.dstar, f)
+	if err != nil {
+		return nil, err
+	}
+	return r.callValue(fn, args, kw)
+}
+
+// evalUnary evaluates not, unary minus and unary plus.
+func (r *runner) evalUnary(e *unaryExpr, f *frame) (any, error) {
+	x, err := r.eval(e.x, f)
+	if err != nil {
+		return nil, err
+	}
+	switch e.op {
+	case "not":
+		b, err := r.truthy(x)
+		return !b, err
+	case "-":
+		return r.neg(x)
+	case "+":
+		if _, ok := numeric(x); ok {
+			return r.arith("+", 0, x)
+		}
+		return nil, typeErr("bad operand type for unary +: '%s'", typeName(x))
+	}
+	return nil, runtimeErr("cannot evaluate %T", e)
+}
+
+// evalCond evaluates an inline if-expression. With no else and a false
+// condition the value is Jinja's lenient undefined with its hint.
+func (r *runner) evalCond(e *condExpr, f *frame) (any, error) {
+	c, err := r.eval(e.cond, f)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := r.truthy(c)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return r.eval(e.then, f)
+	}
+	if e.orelse == nil {
+		return &undefined{lenient: true, hint: "the inline if-expression on line " + itoa(e.line) + " evaluated to false and no else section was defined."}, nil
+	}
+	return r.eval(e.orelse, f)
+}
+
+// evalConcat evaluates the ~ operator. Jinja evaluates every operand
+// before converting any to str.
+func (r *runner) evalConcat(e *concatExpr, f *frame) (any, error) {
+	vals, err := r.evalItems(e.items, f)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, v := range vals {
+		s, err := r.toStr(v)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(s)
+	}
+	return b.String(), nil
 }
 
 // setKey stores into a dict using Python's key folding (1 and 1.0 and

@@ -5,7 +5,6 @@ import (
 	"math"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -239,20 +238,8 @@ func writeRepr(b *strings.Builder, v any) {
 // lists and dicts, which print as [...] and {...}.
 func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 	switch x := v.(type) {
-	case nil:
-		b.WriteString("None")
-	case bool:
-		if x {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
-		}
-	case int:
-		b.WriteString(strconv.Itoa(x))
-	case float64:
-		b.WriteString(py.FormatFloat(x))
-	case string:
-		b.WriteString(py.QuoteString(x))
+	case nil, bool, int, float64, string:
+		b.WriteString(py.Repr(x))
 	case *pyList:
 		if seen[x] {
 			b.WriteString("[...]")
@@ -293,19 +280,7 @@ func reprSeen(b *strings.Builder, v any, seen map[any]bool) {
 		}
 		seen[x] = true
 		defer delete(seen, x)
-		b.WriteByte('{')
-		i := 0
-		x.Range(func(k, val any) bool {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			i++
-			reprSeen(b, k, seen)
-			b.WriteString(": ")
-			reprSeen(b, val, seen)
-			return true
-		})
-		b.WriteByte('}')
+		py.WriteDict(b, x, func(e any) { reprSeen(b, e, seen) })
 	case *namespace:
 		b.WriteString("<Namespace ")
 		reprSeen(b, x.attrs, seen)

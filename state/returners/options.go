@@ -6,7 +6,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/config"
+	"github.com/brinesalt/brine/state/modules/configmod"
 )
 
 // ErrUnknown is a returner name nothing registered.
@@ -42,7 +42,7 @@ func Options(env *modules.Env, name string, ret *ordered.Map, attrs []string, de
 
 // fetchOption is get_returner_options' _fetch_option.
 func fetchOption(env *modules.Env, retConfig, name, attr string) any {
-	cfg := func(key string) any { return config.Option(env, key, nil) }
+	cfg := func(key string) any { return configmod.Option(env, key, nil) }
 	sub := func(key string) *ordered.Map { m, _ := cfg(key).(*ordered.Map); return m }
 	if retConfig != "" {
 		v, ok := sub(retConfig + "." + name).Get(attr)

@@ -16,15 +16,19 @@ import (
 	"github.com/brinesalt/brine/state/states"
 )
 
-// FatalError aborts the whole job, as an exception raised outside a
-// state's try block does in Salt (an invalid keyword argument to a state
-// function, notes item 23).
-type FatalError struct{ Err error }
-
-func (e *FatalError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *FatalError) Unwrap() error { return e.Err }
+// stateCall is one call of a state function: what call hands to invoke
+// and to a parallel run, and what their retries call again with.
+type stateCall struct {
+	f      *states.Function
+	env    *modules.Env
+	low    Chunk
+	args   map[string]any
+	kwargs *ordered.Map
+	reqs   map[string][]Chunk
+	// running is the running dict the state function sees: the live one,
+	// or for a parallel state a copy taken when it started.
+	running *Results
+}
 
 // VerifyData checks a low chunk before it runs (salt/state.py
 // verify_data), converting watch into require for modules without
@@ -121,52 +125,29 @@ func (r *Runner) verifyRecursion(low Chunk) []string {
 	return errs
 }
 
-// call runs the state function of low (salt/state.py State.call). It
-// returns nil only after a fatal error, which is kept in r.fatal.
-func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int) *ordered.Map {
+// call runs the state function of low (salt/state.py State.call). Its
+// error is a *FatalError, which aborts the whole job.
+func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int) (*ordered.Map, error) {
 	start := r.now()
 	if errs := r.VerifyData(low); len(errs) > 0 {
-		var cm strings.Builder
-		for _, e := range errs {
-			cm.WriteString(e + "\n")
-		}
-		r.log().Error(strings.TrimRight(cm.String(), "\n"))
-		return ordered.FromPairs("result", false, "name", low.Value("name"), "changes", ordered.New(),
-			"comment", cm.String(), "__run_num__", r.nextRunNum())
+		return r.verifyFailed(low, errs), nil
 	}
 	full := str(low.Value("state")) + "." + str(low.Value("fun"))
 	f, _ := r.States.Lookup(r.Env, full)
 	args, kwargs, err := f.Bind(low, keyword.Internal)
 	if err != nil {
-		r.fatal = &FatalError{Err: err}
-		return nil
+		return nil, &FatalError{Err: err}
 	}
 	isPre := truthy(low, "__prereq__")
 	env := *r.Env
 	if isPre {
 		env.Test = true
 	}
-	var ret *ordered.Map
-	if r.needsRunCheck(low) {
-		ret = r.runCheck(ctx, &env, low)
-	}
-	if ret == nil || ret.Value("result") == false {
-		if r.Mock {
-			ret = ordered.FromPairs("name", low.Value("name"), "comment", "Not called, mocked",
-				"changes", ordered.New(), "result", true)
-		} else if !isPre && truthy(low, "parallel") {
-			// A prereq's test run is never parallel (State.call).
-			ret = r.startParallel(ctx, f, &env, low, args, kwargs, reqs)
-		} else {
-			ret = r.invokeUmask(ctx, f, &env, low, args, kwargs, reqs)
-		}
-	}
-	if low.Has("check_cmd") && r.globalCheckCmd(low, f) {
-		r.runCheckCmd(ctx, low, ret)
-	}
+	c := &stateCall{f: f, env: &env, low: low, args: args, kwargs: kwargs, reqs: reqs, running: r.running}
+	ret := r.runState(ctx, c, isPre)
 	if isPre {
 		low.Set("__prereq__", false)
-		return ret
+		return ret, nil
 	}
 	ret.Set("__sls__", low.Value("__sls__"))
 	ret.Set("__run_num__", r.nextRunNum())
@@ -179,7 +160,44 @@ func (r *Runner) call(ctx context.Context, low Chunk, reqs map[string][]Chunk, r
 	// Salt retries here only without a `parallel` key, even parallel:
 	// False (State.call); a parallel state retries in its own run.
 	if low.Has("retry") && !low.Has("parallel") {
-		ret = r.retry(ctx, low, reqs, retries, ret, &env)
+		return r.retry(ctx, low, reqs, retries, ret, &env)
+	}
+	return ret, nil
+}
+
+// verifyFailed is the return of a chunk VerifyData refused, its errors
+// logged and joined into the comment.
+func (r *Runner) verifyFailed(low Chunk, errs []string) *ordered.Map {
+	var cm strings.Builder
+	for _, e := range errs {
+		cm.WriteString(e + "\n")
+	}
+	r.log().Error(strings.TrimRight(cm.String(), "\n"))
+	return ordered.FromPairs("result", false, "name", low.Value("name"), "changes", ordered.New(),
+		"comment", cm.String(), "__run_num__", r.nextRunNum())
+}
+
+// runState runs the state function unless onlyif, unless or creates say
+// not to: mocked, started in parallel, or called under the chunk's
+// umask; then check_cmd, where the state system runs it.
+func (r *Runner) runState(ctx context.Context, c *stateCall, isPre bool) *ordered.Map {
+	var ret *ordered.Map
+	if r.needsRunCheck(c.low) {
+		ret = r.runCheck(ctx, c.env, c.low)
+	}
+	if ret == nil || ret.Value("result") == false {
+		if r.Mock {
+			ret = ordered.FromPairs("name", c.low.Value("name"), "comment", "Not called, mocked",
+				"changes", ordered.New(), "result", true)
+		} else if !isPre && truthy(c.low, "parallel") {
+			// A prereq's test run is never parallel (State.call).
+			ret = r.startParallel(ctx, c)
+		} else {
+			ret = r.invokeUmask(ctx, c)
+		}
+	}
+	if c.low.Has("check_cmd") && r.globalCheckCmd(c.low, c.f) {
+		r.runCheckCmd(ctx, c.low, ret)
 	}
 	return ret
 }
@@ -201,30 +219,25 @@ func (r *Runner) globalCheckCmd(low Chunk, f *states.Function) bool {
 
 // invoke calls the state function, turning a Go error into Salt's
 // "An exception occurred in this state" return.
-func (r *Runner) invoke(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
-	return r.invokeWith(ctx, f, env, low, args, kwargs, reqs, r.running)
-}
-
-// invokeWith is invoke with the running dict the state function sees.
-func (r *Runner) invokeWith(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk, running *Results) *ordered.Map {
+func (r *Runner) invoke(ctx context.Context, c *stateCall) *ordered.Map {
 	saltenv := "base"
-	if v, ok := low.Get("__env__"); ok {
+	if v, ok := c.low.Get("__env__"); ok {
 		saltenv = str(v)
 	}
-	if v, ok := low.Get("saltenv"); ok {
+	if v, ok := c.low.Get("saltenv"); ok {
 		saltenv = str(v)
 	}
-	c := &states.Call{Env: env, Args: args, Kwargs: kwargs, Low: low, Reqs: reqs,
-		Running: running.Get, Saltenv: saltenv, Template: r.Template}
-	err := r.formatSlots(ctx, env, args, kwargs)
+	sc := &states.Call{Env: c.env, Args: c.args, Kwargs: c.kwargs, Low: c.low, Reqs: c.reqs,
+		Running: c.running.Get, Saltenv: saltenv, Template: r.Template}
+	err := r.formatSlots(ctx, c.env, c.args, c.kwargs)
 	var res *states.Result
 	if err == nil {
-		res, err = safeRun(ctx, f, c)
+		res, err = safeRun(ctx, c.f, sc)
 	}
 	if err != nil {
-		name := args["name"]
+		name := c.args["name"]
 		if !modules.Truthy(name) {
-			name = low.Value("name")
+			name = c.low.Value("name")
 		}
 		return ordered.FromPairs("result", false, "name", name, "changes", ordered.New(),
 			"comment", "An exception occurred in this state: "+traceback(err))
@@ -316,10 +329,10 @@ func parseUmask(v any) (int, bool) {
 // invokeUmask is invoke under the chunk's umask keyword, as State.call
 // runs the state function in set_umask(low["__umask__"]). The umask is
 // the process's, as in Salt.
-func (r *Runner) invokeUmask(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
-	if m, ok := low.Value("__umask__").(int); ok {
+func (r *Runner) invokeUmask(ctx context.Context, c *stateCall) *ordered.Map {
+	if m, ok := c.low.Value("__umask__").(int); ok {
 		old := syscall.Umask(m)
 		defer syscall.Umask(old)
 	}
-	return r.invoke(ctx, f, env, low, args, kwargs, reqs)
+	return r.invoke(ctx, c)
 }

@@ -28,11 +28,9 @@ func truthy(low Chunk, key string) bool {
 	return true
 }
 
-// callChunk runs low after the requisites it needs (salt/state.py call_chunk).
-func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
-	if r.fatal != nil {
-		return
-	}
+// callChunk runs low after the requisites it needs (salt/state.py
+// call_chunk). Its error is a *FatalError, which aborts the job.
+func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) error {
 	low = r.modAggregate(ctx, low)
 	tag := states.Tag(low)
 	if !truthy(low, "prerequired") {
@@ -42,30 +40,16 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 	status, reqs := r.checkRequisite(low, !isPre)
 	switch status {
 	case "unmet":
-		r.pullForward(ctx, low, tag, depth)
+		return r.pullForward(ctx, low, tag, depth)
 	case "met":
-		r.store(isPre, tag, r.call(ctx, low, nil, 1))
+		return r.callStore(ctx, isPre, tag, low)
 	case "fail":
 		r.failed(low, tag, reqs)
 	case "change":
 		if isPre {
-			r.store(isPre, tag, r.call(ctx, low, nil, 1))
-			break
+			return r.callStore(ctx, isPre, tag, low)
 		}
-		// A parallel state's first return is the placeholder, which has
-		// no changes, so its mod_watch always runs too (salt/state.py
-		// call_chunk). Salt then reads back whichever of the two runs
-		// wrote its cache file under the tag; Brine keeps mod_watch's.
-		ret := r.call(ctx, low, nil, 1)
-		if ret != nil && !changed(ret) && ret.Value("skip_watch") != true {
-			w := low.Copy()
-			w.Set("sfun", low.Value("fun"))
-			w.Set("fun", "mod_watch")
-			ret = r.call(ctx, w, reqs.m, 1)
-		}
-		if ret != nil {
-			r.running.Set(tag, ret)
-		}
+		return r.callWatched(ctx, low, tag, reqs)
 	case "pre":
 		ret := r.notRun(low, true, "No changes detected", true)
 		r.running.Set(tag, ret)
@@ -75,18 +59,45 @@ func (r *Runner) callChunk(ctx context.Context, low Chunk, depth int) {
 	case "onchanges":
 		r.running.Set(tag, r.notRun(low, true, "State was not run because none of the onchanges reqs changed", false))
 	}
+	return nil
 }
 
-// store saves a return in pre (for a prereq test run) or running.
-func (r *Runner) store(isPre bool, tag string, ret *ordered.Map) {
-	if ret == nil {
-		return
+// callStore runs low and saves its return in pre (for a prereq test run)
+// or running.
+func (r *Runner) callStore(ctx context.Context, isPre bool, tag string, low Chunk) error {
+	ret, err := r.call(ctx, low, nil, 1)
+	if err != nil {
+		return err
 	}
 	if isPre {
 		r.pre[tag] = ret
-		return
+	} else {
+		r.running.Set(tag, ret)
+	}
+	return nil
+}
+
+// callWatched runs a state whose watched requisites changed, then its
+// mod_watch unless the run itself changed something or asked to skip
+// it. A parallel state's first return is the placeholder, which has no
+// changes, so its mod_watch always runs too (salt/state.py call_chunk).
+// Salt then reads back whichever of the two runs wrote its cache file
+// under the tag; Brine keeps mod_watch's.
+func (r *Runner) callWatched(ctx context.Context, low Chunk, tag string, reqs reqSet) error {
+	ret, err := r.call(ctx, low, nil, 1)
+	if err != nil {
+		return err
+	}
+	if !changed(ret) && ret.Value("skip_watch") != true {
+		w := low.Copy()
+		w.Set("sfun", low.Value("fun"))
+		w.Set("fun", "mod_watch")
+		if ret, err = r.call(ctx, w, reqs.m, 1); err != nil {
+			return err
+		}
 	}
 	r.running.Set(tag, ret)
+	return nil
 }
 
 // failed records a requisite failure, or the test-mode return of a prereq
@@ -131,7 +142,7 @@ func (r *Runner) failed(low Chunk, tag string, reqs reqSet) {
 // pullForward runs the requisites of low that have not run yet, then low
 // itself; a requisite that matches nothing fails low (the "unmet" branch
 // of call_chunk).
-func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth int) {
+func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth int) error {
 	kinds := append([]string(nil), unmetKinds...)
 	if !truthy(low, "__prereq__") {
 		kinds = append(kinds, "prerequired")
@@ -145,22 +156,27 @@ func (r *Runner) pullForward(ctx context.Context, low Chunk, tag string, depth i
 		} else {
 			r.running.Set(tag, ret)
 		}
-		return
+		return nil
 	}
-	last, stop := r.runRequisites(ctx, low, tag, found)
-	if stop {
-		return
+	last, stop, err := r.runRequisites(ctx, low, tag, found)
+	if stop || err != nil {
+		return err
 	}
-	if truthy(low, "__prereq__") {
-		r.prereqRun(ctx, low, tag)
-	} else if depth+1 >= 20 {
+	switch {
+	case truthy(low, "__prereq__"):
+		err = r.prereqRun(ctx, low, tag)
+	case depth+1 >= 20:
 		r.running.Set(tag, r.recursive(low))
-	} else {
-		r.callChunk(ctx, low, depth+1)
+	default:
+		err = r.callChunk(ctx, low, depth+1)
+	}
+	if err != nil {
+		return err
 	}
 	if last != nil && r.checkFailhard(last) {
 		r.failhard = true
 	}
+	return nil
 }
 
 // resolve finds the chunks low's requisites name, marking prereq targets
@@ -200,8 +216,9 @@ func (r *Runner) resolve(low Chunk, kinds []string) ([]Chunk, map[string][]any) 
 }
 
 // runRequisites runs the found requisites that have not run. stop reports
-// that low must not run now: a requisite cycle, a fatal error or failhard.
-func (r *Runner) runRequisites(ctx context.Context, low Chunk, tag string, found []Chunk) (last Chunk, stop bool) {
+// that low must not run now: a requisite cycle or failhard; err is a
+// requisite's *FatalError.
+func (r *Runner) runRequisites(ctx context.Context, low Chunk, tag string, found []Chunk) (last Chunk, stop bool, err error) {
 	for _, c := range found {
 		last = c
 		ct := states.Tag(c)
@@ -209,44 +226,54 @@ func (r *Runner) runRequisites(ctx context.Context, low Chunk, tag string, found
 			continue
 		}
 		if r.active[ct] {
-			if truthy(c, "__prerequired__") {
-				if _, ok := r.pre[tag]; !ok {
-					low.Set("__prereq__", true)
-					if ret := r.call(ctx, low, nil, 1); ret != nil {
-						r.pre[ct] = ret
-					}
-				}
-				return last, true
-			}
-			r.running.Set(tag, r.recursive(low))
-			r.runNum++
-			return last, true
+			return last, true, r.activeRequisite(ctx, low, tag, c)
 		}
-		r.callChunk(ctx, c, 0)
-		if r.fatal != nil {
-			return last, true
+		if err := r.callChunk(ctx, c, 0); err != nil {
+			return last, true, err
 		}
 		if r.checkFailhard(c) {
 			r.failhard = true
-			return last, true
+			return last, true, nil
 		}
 	}
-	return last, false
+	return last, false, nil
+}
+
+// activeRequisite handles a requisite c that is itself still being
+// evaluated: a prerequired target gets low's prereq test run, anything
+// else is a requisite loop.
+func (r *Runner) activeRequisite(ctx context.Context, low Chunk, tag string, c Chunk) error {
+	if !truthy(c, "__prerequired__") {
+		r.running.Set(tag, r.recursive(low))
+		r.runNum++
+		return nil
+	}
+	if _, ok := r.pre[tag]; ok {
+		return nil
+	}
+	low.Set("__prereq__", true)
+	ret, err := r.call(ctx, low, nil, 1)
+	if err != nil {
+		return err
+	}
+	r.pre[states.Tag(c)] = ret
+	return nil
 }
 
 // prereqRun is the test-mode run of a prereq target once its own
 // requisites ran; a target whose watch fired counts as changing.
-func (r *Runner) prereqRun(ctx context.Context, low Chunk, tag string) {
+func (r *Runner) prereqRun(ctx context.Context, low Chunk, tag string) error {
 	status, _ := r.checkRequisite(low, false)
-	ret := r.call(ctx, low, nil, 1)
-	if ret == nil {
-		return
+	ret, err := r.call(ctx, low, nil, 1)
+	if err != nil {
+		return err
 	}
 	r.pre[tag] = ret
 	if !changed(ret) && status == "change" {
 		ret.Set("changes", ordered.FromPairs("watch", "watch"))
 		ret.Set("result", nil)
 	}
+	return nil
 }
 
 // recursive is the return of a chunk caught in a requisite loop at run time.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/states"
 )
 
 // parallelProc is one state started with `parallel: True`: Salt forks a
@@ -22,37 +21,38 @@ type parallelProc struct {
 // result None). The placeholder is completed in place by reconcile once
 // the state finished: before a state that requires it is evaluated and
 // at the end of the run, as reconcile_procs does.
-func (r *Runner) startParallel(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk) *ordered.Map {
-	name := args["name"]
+func (r *Runner) startParallel(ctx context.Context, c *stateCall) *ordered.Map {
+	name := c.args["name"]
 	if !modules.Truthy(name) {
-		name = low.Value("name")
+		name = c.low.Value("name")
 		if !modules.Truthy(name) {
-			name = low.Value("__id__")
+			name = c.low.Value("__id__")
 		}
 	}
 	p := &parallelProc{done: make(chan struct{})}
+	pc := *c
 	// The state sees the running dict as it was when it started (Salt
 	// hands the child a frozen copy); the runner goes on writing the
 	// live one.
-	running := r.running.snapshot()
+	pc.running = r.running.snapshot()
 	// Salt's parallel state is a process with its own copy of
 	// __context__; the goroutine gets its own copy of the job context,
 	// so that state functions caching in it never write one map from two
 	// goroutines.
-	penv := *env
-	if env.Context != nil {
-		penv.Context = make(map[string]any, len(env.Context))
-		for k, v := range env.Context {
+	penv := *c.env
+	if c.env.Context != nil {
+		penv.Context = make(map[string]any, len(c.env.Context))
+		for k, v := range c.env.Context {
 			penv.Context[k] = v
 		}
 	}
-	env = &penv
+	pc.env = &penv
 	// The runner may go on marking the chunk (__prereq__, __agg__) while
 	// the state runs: the goroutine reads its own copy.
-	low = low.Copy()
+	pc.low = c.low.Copy()
 	go func() {
 		defer close(p.done)
-		p.ret = r.runParallel(ctx, f, env, low, args, kwargs, reqs, running)
+		p.ret = r.runParallel(ctx, &pc)
 	}()
 	ret := ordered.FromPairs("name", name, "result", nil, "changes", ordered.New(),
 		"comment", "Started in a separate process")
@@ -66,14 +66,14 @@ func (r *Runner) startParallel(ctx context.Context, f *states.Function, env *mod
 // runParallel is _call_parallel_target: the state's own start time and
 // duration, `__parallel__: True`, and retry handled inside the parallel
 // run.
-func (r *Runner) runParallel(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk, running *Results) *ordered.Map {
+func (r *Runner) runParallel(ctx context.Context, c *stateCall) *ordered.Map {
 	start := r.now()
-	ret := r.invokeWith(ctx, f, env, low, args, kwargs, reqs, running)
+	ret := r.invoke(ctx, c)
 	ret.Set("start_time", startTime(start))
 	ret.Set("duration", durationMS(r.now().Sub(start)))
 	ret.Set("__parallel__", true)
-	if low.Has("retry") {
-		ret = r.parallelRetry(ctx, f, env, low, args, kwargs, reqs, running, ret)
+	if c.low.Has("retry") {
+		ret = r.parallelRetry(ctx, c, ret)
 	}
 	return ret
 }
@@ -86,9 +86,9 @@ func (r *Runner) runParallel(ctx context.Context, f *states.Function, env *modul
 // re-run's return neither `__parallel__` nor (after the first re-run) a
 // start_time, so after a retry the merged return keeps the placeholder's
 // start_time and has no `__parallel__`; Brine does the same.
-func (r *Runner) parallelRetry(ctx context.Context, f *states.Function, env *modules.Env, low Chunk, args map[string]any, kwargs *ordered.Map, reqs map[string][]Chunk, running *Results, ret *ordered.Map) *ordered.Map {
-	s := retryData(low.Value("retry"))
-	if env.Test {
+func (r *Runner) parallelRetry(ctx context.Context, c *stateCall, ret *ordered.Map) *ordered.Map {
+	s := retryData(c.low.Value("retry"))
+	if c.env.Test {
 		c := ""
 		if v := ret.Value("comment"); modules.Truthy(v) {
 			c = str(v)
@@ -104,7 +104,7 @@ func (r *Runner) parallelRetry(ctx context.Context, f *states.Function, env *mod
 		if !ok {
 			return ret
 		}
-		next := r.invokeWith(ctx, f, env, low, args, kwargs, reqs, running)
+		next := r.invoke(ctx, c)
 		comment := ""
 		if c := next.Value("comment"); modules.Truthy(c) {
 			comment = fmt.Sprintf("Attempt %d: Returned a result of \"%s\", with the following comment: \"%s\"",

@@ -48,9 +48,9 @@ after_doomed:
     - require:
       - cmd: doomed
 `, waitFor(flag), flag)
-	res, errs, err := runner(false).CallHigh(context.Background(), high(t, sls))
-	if err != nil || len(errs) > 0 {
-		t.Fatalf("CallHigh: %v %v", err, errs)
+	res, err := runner(false).CallHigh(context.Background(), high(t, sls))
+	if err != nil {
+		t.Fatalf("CallHigh: %v", err)
 	}
 	type row struct {
 		ID       string
@@ -101,9 +101,9 @@ func TestParallelEndOfRunWaits(t *testing.T) {
     - name: "sleep 0.2; touch %s"
     - parallel: True
 `, flag)
-	res, errs, err := runner(false).CallHigh(context.Background(), high(t, sls))
-	if err != nil || len(errs) > 0 {
-		t.Fatalf("CallHigh: %v %v", err, errs)
+	res, err := runner(false).CallHigh(context.Background(), high(t, sls))
+	if err != nil {
+		t.Fatalf("CallHigh: %v", err)
 	}
 	got, _ := res.Get(res.Tags()[0])
 	if got.Value("result") != true || got.Value("__parallel__") != true {
@@ -152,9 +152,9 @@ seq:
         attempts: 2
         interval: 0
 `, dir)
-	res, errs, err := runner(false).CallHigh(context.Background(), high(t, sls))
-	if err != nil || len(errs) > 0 {
-		t.Fatalf("CallHigh: %v %v", err, errs)
+	res, err := runner(false).CallHigh(context.Background(), high(t, sls))
+	if err != nil {
+		t.Fatalf("CallHigh: %v", err)
 	}
 	if p, s := count("par"), count("seq"); p != 3 || s != 2 {
 		t.Errorf("runs: parallel %d, sequential %d; want 3 and 2", p, s)

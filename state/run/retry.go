@@ -40,24 +40,25 @@ func retryData(v any) retrySpec {
 }
 
 // retry re-runs a state whose result differs from retry's `until`
-// (salt/state.py State.call). Each attempt uses up a run number.
-func (r *Runner) retry(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int, ret *ordered.Map, env *modules.Env) *ordered.Map {
+// (salt/state.py State.call). Each attempt uses up a run number; the
+// error is an attempt's *FatalError.
+func (r *Runner) retry(ctx context.Context, low Chunk, reqs map[string][]Chunk, retries int, ret *ordered.Map, env *modules.Env) (*ordered.Map, error) {
 	s := retryData(low.Value("retry"))
 	if env.Test {
 		c, _ := ret.Value("comment").(string)
 		ret.Set("comment", c+"  "+s.testComment())
-		return ret
+		return ret, nil
 	}
 	if ret.Value("result") == s.until || s.attempts <= retries {
-		return ret
+		return ret, nil
 	}
 	interval, ok := s.wait(ctx)
 	if !ok {
-		return ret
+		return ret, nil
 	}
-	next := r.call(ctx, low, reqs, retries+1)
-	if next == nil {
-		return nil
+	next, err := r.call(ctx, low, reqs, retries+1)
+	if err != nil {
+		return nil, err
 	}
 	c, _ := next.Value("comment").(string)
 	next.Set("comment", fmt.Sprintf("Attempt %d: Returned a result of \"%s\", with the following comment: \"%s\"\n%s",
@@ -68,7 +69,7 @@ func (r *Runner) retry(ctx context.Context, low Chunk, reqs map[string][]Chunk, 
 	if retries == 1 {
 		next.Set("start_time", ret.Value("start_time"))
 	}
-	return next
+	return next, nil
 }
 
 func pyBool(v any) string { return ordered.KeyString(v) }

@@ -43,7 +43,6 @@ type Runner struct {
 	chunks   []Chunk
 	index    chunkIndex
 	failhard bool
-	fatal    error
 	procs    map[*ordered.Map]*parallelProc // parallel states not yet reconciled
 	aggOpt   *any                           // state_aggregate, once read
 }
@@ -65,32 +64,35 @@ func (r *Runner) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// CallHigh compiles high data and runs it (salt/state.py call_high). A
-// non-empty error list is a compile error: nothing ran. A Go error aborts
-// the whole job (an invalid keyword argument to a state function).
-func (r *Runner) CallHigh(ctx context.Context, high *ordered.Map) (*Results, []string, error) {
+// CallHigh compiles high data and runs it (salt/state.py call_high).
+// High data that does not compile is a *CompileError: nothing ran. A
+// *FatalError aborts the whole job (an invalid keyword argument to a
+// state function).
+func (r *Runner) CallHigh(ctx context.Context, high *ordered.Map) (*Results, error) {
 	errs := compile.ReconcileExtend(high, false)
 	errs = append(errs, compile.VerifyHigh(high)...)
-	if len(errs) > 0 {
-		return nil, errs, nil
+	if err := compileError(errs); err != nil {
+		return nil, err
 	}
 	errs = compile.RequisiteIn(high)
 	compile.ApplyExclude(high)
-	if len(errs) > 0 {
-		return nil, errs, nil
+	if err := compileError(errs); err != nil {
+		return nil, err
 	}
 	chunks := compile.CompileHigh(high)
 	res, err := r.CallChunks(ctx, chunks)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := r.CallListen(ctx, chunks, res); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return res, nil, nil
+	return res, nil
 }
 
-func (r *Runner) init(chunks []Chunk) {
+// prepare sets the runner up for a run over chunks. Prereq returns (pre)
+// outlive it: the listeners' runner is handed its parent's.
+func (r *Runner) prepare(chunks []Chunk) {
 	if r.pre == nil {
 		r.pre = map[string]*ordered.Map{}
 	}
@@ -103,7 +105,7 @@ func (r *Runner) init(chunks []Chunk) {
 
 // CallChunks runs ordered chunks (call_chunks).
 func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, error) {
-	r.init(chunks)
+	r.prepare(chunks)
 	defer r.reconcileAll()
 	for _, low := range r.dropDisabled(chunks) {
 		if r.failhard {
@@ -111,9 +113,8 @@ func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, erro
 		}
 		tag := states.Tag(low)
 		if !r.running.Has(tag) {
-			r.callChunk(ctx, low, 0)
-			if r.fatal != nil {
-				return nil, r.fatal
+			if err := r.callChunk(ctx, low, 0); err != nil {
+				return nil, err
 			}
 			if r.checkFailhard(low) {
 				break
@@ -127,10 +128,10 @@ func (r *Runner) CallChunks(ctx context.Context, chunks []Chunk) (*Results, erro
 // RunChunk runs one chunk with its requisites against the given chunk
 // list, as state.sls_id does with call_chunk.
 func (r *Runner) RunChunk(ctx context.Context, low Chunk, chunks []Chunk) (*Results, error) {
-	r.init(chunks)
-	r.callChunk(ctx, low, 0)
+	r.prepare(chunks)
+	err := r.callChunk(ctx, low, 0)
 	r.reconcileAll()
-	return r.running, r.fatal
+	return r.running, err
 }
 
 // checkFailhard reports whether low failed with failhard set (check_failhard).
@@ -182,11 +183,11 @@ func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 10
 // Call runs one chunk directly, without requisites, as state.single does
 // with State.call.
 func (r *Runner) Call(ctx context.Context, low Chunk) (*Results, error) {
-	r.init([]Chunk{low})
-	ret := r.call(ctx, low, nil, 1)
+	r.prepare([]Chunk{low})
+	ret, err := r.call(ctx, low, nil, 1)
 	r.reconcileAll()
-	if r.fatal != nil {
-		return nil, r.fatal
+	if err != nil {
+		return nil, err
 	}
 	r.running.Set(states.Tag(low), ret)
 	return r.running, nil

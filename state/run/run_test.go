@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -61,19 +62,20 @@ func line(tag string, ret *ordered.Map) string {
 
 func runSLS(t *testing.T, sls string, test bool) ([]string, []string) {
 	t.Helper()
-	res, errs, err := runner(test).CallHigh(context.Background(), high(t, sls))
+	res, err := runner(test).CallHigh(context.Background(), high(t, sls))
+	var ce *run.CompileError
+	if errors.As(err, &ce) {
+		return nil, ce.Messages()
+	}
 	if err != nil {
 		t.Fatal(err)
-	}
-	if res == nil {
-		return nil, errs
 	}
 	var out []string
 	res.Map().Range(func(k, v any) bool {
 		out = append(out, line(k.(string), v.(*ordered.Map)))
 		return true
 	})
-	return out, errs
+	return out, nil
 }
 
 func TestOrderingAndRequisites(t *testing.T) {
@@ -297,7 +299,7 @@ bystander:
 }
 
 func TestInvalidKeywordAbortsTheJob(t *testing.T) {
-	_, _, err := runner(false).CallHigh(context.Background(), high(t, `cfg:
+	_, err := runner(false).CallHigh(context.Background(), high(t, `cfg:
   test.configurable_test_state:
     - not_an_argument: 1
 `))

@@ -46,9 +46,9 @@ unknown:
   test.show_notification:
     - text: __slot__:salt:nope.nope()
 `
-	res, errs, err := r.CallHigh(context.Background(), high(t, sls))
-	if err != nil || len(errs) > 0 {
-		t.Fatalf("CallHigh: %v %v", err, errs)
+	res, err := r.CallHigh(context.Background(), high(t, sls))
+	if err != nil {
+		t.Fatalf("CallHigh: %v", err)
 	}
 	var got []string
 	res.Map().Range(func(k, v any) bool {

@@ -30,9 +30,9 @@ bad:
     - name: umask
     - umask: 999
 `
-	res, errs, err := runner(false).CallHigh(context.Background(), high(t, sls))
-	if err != nil || len(errs) > 0 {
-		t.Fatalf("CallHigh: %v %v", err, errs)
+	res, err := runner(false).CallHigh(context.Background(), high(t, sls))
+	if err != nil {
+		t.Fatalf("CallHigh: %v", err)
 	}
 	var got []string
 	res.Map().Range(func(k, v any) bool {

@@ -38,7 +38,7 @@ var layers = []struct {
 	{"state/states", 8}, {"state/run", 9},
 	// The state.* functions (state/apply) drive the engine; the registries that pull
 	// them in and the pillar module that calls them sit with them.
-	{"state/apply", 10}, {"state/modules/all", 10}, {"state/pillar/module", 10},
+	{"state/apply", 10}, {"state/modules/allmodules", 10}, {"state/pillar/module", 10},
 	// The remote runtime, outputters, rosters, shared CLI options.
 	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11},
 	// Executors.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
-	"github.com/brinesalt/brine/state/modules/config"
+	"github.com/brinesalt/brine/state/modules/configmod"
 )
 
 // DefaultFile is the hosts.file default (salt/config DEFAULT_MINION_OPTS).
@@ -50,7 +50,7 @@ func init() {
 // which looks in the options, grains, pillar and master options before
 // falling back to DefaultFile.
 func File(env *modules.Env) string {
-	if s, _ := config.Get(env, "hosts.file", ":", DefaultFile).(string); s != "" {
+	if s, _ := configmod.Get(env, "hosts.file", ":", DefaultFile).(string); s != "" {
 		return s
 	}
 	return DefaultFile

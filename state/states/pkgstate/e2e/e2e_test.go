@@ -14,8 +14,8 @@ import (
 	_ "github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/modules"
-	_ "github.com/brinesalt/brine/state/modules/all"
-	_ "github.com/brinesalt/brine/state/states/all"
+	_ "github.com/brinesalt/brine/state/modules/allmodules"
+	_ "github.com/brinesalt/brine/state/states/allstates"
 )
 
 // summary is one state's outcome: result, comment and whether it

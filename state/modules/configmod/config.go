@@ -1,4 +1,4 @@
-// Package config is Salt's config execution module
+// Package configmod is Salt's config execution module
 // (salt/modules/config.py): configuration lookups across the minion
 // options, grains, pillar and the master options published in pillar
 // (pillar["master"], with pillar_opts), then Salt's built-in DEFAULTS.
@@ -6,7 +6,10 @@
 // Differences from Salt: sdb:// values are returned as they are (no sdb
 // drivers), merge ignores the master's pillar_merge_lists, and
 // gather_bootstrap_script is absent.
-package config
+//
+// The folder is configmod, not config, so that it does not share its
+// name with internal/config, the daemons' configuration files.
+package configmod
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// Package all links every state module into a binary: import it for its
+// Package allstates links every state module into a binary: import it for its
 // side effect of registering them in states.Default.
-package all
+package allstates
 
 import (
 	_ "github.com/brinesalt/brine/state/states/cmdstate"

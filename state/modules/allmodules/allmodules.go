@@ -1,14 +1,14 @@
-// Package all links every execution module into a binary: import it for
+// Package allmodules links every execution module into a binary: import it for
 // its side effect of registering them in modules.Default, and the YAML
 // codec that grains files and custom grains need.
-package all
+package allmodules
 
 import (
 	_ "github.com/brinesalt/brine/state/apply"
 	_ "github.com/brinesalt/brine/state/coregrains/grainsyaml"
 	_ "github.com/brinesalt/brine/state/modules/archive"
 	_ "github.com/brinesalt/brine/state/modules/cmd"
-	_ "github.com/brinesalt/brine/state/modules/config"
+	_ "github.com/brinesalt/brine/state/modules/configmod"
 	_ "github.com/brinesalt/brine/state/modules/cp"
 	_ "github.com/brinesalt/brine/state/modules/cron"
 	_ "github.com/brinesalt/brine/state/modules/disk"
