@@ -100,7 +100,9 @@ func TestAuthCheck(t *testing.T) {
 }
 
 func TestSpecCheck(t *testing.T) {
-	low := func(kv ...any) *ordered.Map { return ordered.FromPairs("arg", []any{}, "kwarg", ordered.FromPairs(kv...)) }
+	low := func(kv ...any) *ordered.Map {
+		return ordered.FromPairs("arg", []any{}, "kwarg", ordered.FromPairs(kv...))
+	}
 	tests := []struct {
 		name, acl, fun, form string
 		low                  *ordered.Map

@@ -15,7 +15,9 @@ import (
 // groupsBackend is auto with groups, as pam has.
 type groupsBackend struct{ groups map[string][]string }
 
-func (groupsBackend) Authenticate(_ context.Context, _, pw string) (bool, error) { return pw == "good", nil }
+func (groupsBackend) Authenticate(_ context.Context, _, pw string) (bool, error) {
+	return pw == "good", nil
+}
 func (g groupsBackend) Groups(_ context.Context, u string) ([]string, error) { return g.groups[u], nil }
 
 func newTestAuth(t *testing.T, conf string, tweak func(*Settings)) (*Auth, *time.Time) {
