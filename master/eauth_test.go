@@ -3,7 +3,9 @@ package master
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +108,21 @@ func TestSocketTokensAndPublishACL(t *testing.T) {
 	}
 	if _, err := c.Call(ctx, "runner", CallRequest{Fun: "jobs.list_jobs", Auth: Creds{Eauth: "auto", Username: "alice", Password: "x"}}); err != nil {
 		t.Errorf("allowed runner: %v", err)
+	}
+}
+
+func TestCredsNeverPrintSecrets(t *testing.T) {
+	c := Creds{Eauth: "pam", Username: "alice", Password: "hunter2", Token: "abcdef0123"}
+	var b strings.Builder
+	log := slog.New(slog.NewTextHandler(&b, nil))
+	log.Info("x", "creds", c)
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s", c, c, c, c), b.String()} {
+		if strings.Contains(s, "hunter2") || strings.Contains(s, "abcdef0123") || !strings.Contains(s, "alice") {
+			t.Errorf("printed: %s", s)
+		}
+	}
+	kw := withoutCreds(ordered.FromPairs("match", "web*", "password", "hunter2", "eauth", "pam"))
+	if got := ordered.KeyString(kw); got != "{'match': 'web*'}" {
+		t.Errorf("withoutCreds = %s", got)
 	}
 }
