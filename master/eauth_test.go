@@ -126,3 +126,69 @@ func TestCredsNeverPrintSecrets(t *testing.T) {
 		t.Errorf("withoutCreds = %s", got)
 	}
 }
+
+// publisher_acl_blacklist refuses users and modules for everyone;
+// publisher_acl applies to sudo_ users when sudo_acl is on.
+func TestPublisherACL(t *testing.T) {
+	_, c, ctx := startEauthMaster(t, `
+sudo_acl: true
+publisher_acl:
+  alice: [test.*]
+publisher_acl_blacklist:
+  users: [mallory]
+  modules: ['cmd.*']
+`)
+	for _, tc := range []struct {
+		user, fun, want string
+	}{
+		{"root", "test.ping", "nil"},
+		{"root", "cmd.run", "authorization: Authorization error occurred."},
+		{"mallory", "test.ping", "authorization: Authorization error occurred."},
+		{"sudo_alice", "test.ping", "nil"},
+		{"sudo_alice", "state.apply", "authorization: Authorization error occurred."},
+		{"sudo_bob", "test.ping", "authentication: Authentication error occurred."},
+	} {
+		_, _, err := c.Publish(ctx, PublishRequest{Tgt: "*", Fun: tc.fun, User: tc.user})
+		if got := authKind(err); got != tc.want {
+			t.Errorf("%s %s: %s, want %s", tc.user, tc.fun, got, tc.want)
+		}
+	}
+}
+
+// An asynchronous runner or wheel call answers {tag, jid} at once and
+// fires its events as it runs in the master.
+func TestAsyncCalls(t *testing.T) {
+	m, c, ctx := startEauthMaster(t, "external_auth: {auto: {carol: ['@runner', '@wheel']}}")
+	ch, cancel := m.Bus().Subscribe()
+	defer cancel()
+	carol := Creds{Eauth: "auto", Username: "carol", Password: "x"}
+	for _, tc := range []struct{ kind, fun, prefix string }{
+		{"runner", "jobs.list_jobs", "salt/run/"},
+		{"wheel", "key.list_all", "salt/wheel/"},
+		{"runner", "no.such", "salt/run/"},
+	} {
+		ret, err := c.Call(ctx, tc.kind, CallRequest{Fun: tc.fun, Auth: carol, Async: true})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.kind, tc.fun, err)
+		}
+		r := ret.(*ordered.Map)
+		jid, _ := r.Value("jid").(string)
+		if r.Value("tag") != tc.prefix+jid || r.Len() != 2 {
+			t.Errorf("%s async = %v", tc.fun, r)
+		}
+		deadline := time.After(10 * time.Second)
+		for done := false; !done; {
+			select {
+			case ev := <-ch:
+				if ev.Tag == tc.prefix+jid+"/ret" {
+					done = true
+					if ev.Data.Value("user") != "carol" || (tc.fun == "no.such") == (ev.Data.Value("success") == true) {
+						t.Errorf("%s ret event = %v", tc.fun, ev.Data)
+					}
+				}
+			case <-deadline:
+				t.Fatalf("%s: no ret event", tc.fun)
+			}
+		}
+	}
+}
