@@ -17,11 +17,7 @@ import (
 // (external_auth and friends) and dials its local socket.
 func startEauthMaster(t *testing.T, conf string) (*Master, *Client, context.Context) {
 	t.Helper()
-	dir := t.TempDir()
-	o := DefaultOptions()
-	o.Interface, o.PublishPort, o.RetPort = "127.0.0.1", 0, 0
-	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
-	o.MaxMessage = 1 << 20
+	o := testOptions(t.TempDir())
 	raw, err := saltyaml.Load([]byte(conf), "master")
 	if err != nil {
 		t.Fatal(err)

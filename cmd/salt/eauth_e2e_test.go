@@ -89,11 +89,7 @@ func TestEauthEndToEnd(t *testing.T) {
 	t.Run("a denied function publishes nothing", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		ev, err := master.Dial(ctx, filepath.Join(c.Dir, "master/sock/brine-master.sock"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ev.Close()
+		ev := dialMaster(t, ctx, c)
 		events, err := ev.Events(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -193,11 +189,7 @@ func TestEauthEndToEnd(t *testing.T) {
 		mustContain(t, "alice manage.up", out, `Authentication failure of type "eauth" occurred for user alice.`)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cl, err := master.Dial(ctx, filepath.Join(c.Dir, "master/sock/brine-master.sock"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
+		cl := dialMaster(t, ctx, c)
 		ret, err := cl.Call(ctx, "wheel", master.CallRequest{Fun: "key.list_all", Auth: master.Creds{Eauth: "auto", Username: "carol", Password: "x"}})
 		if err != nil {
 			t.Fatalf("carol key.list_all: %v", err)
@@ -212,6 +204,17 @@ func TestEauthEndToEnd(t *testing.T) {
 			t.Errorf("alice key.list_all: %v", err)
 		}
 	})
+}
+
+// dialMaster connects to the cluster master's local socket as root.
+func dialMaster(t *testing.T, ctx context.Context, c *clustertest.Cluster) *master.Client {
+	t.Helper()
+	cl, err := master.Dial(ctx, filepath.Join(c.Dir, "master/sock/brine-master.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
 }
 
 // expireToken rewrites a stored token with an expire in the past.

@@ -207,11 +207,7 @@ func validateTgt(valid any, minions []string, expand TargetFunc) bool {
 // funCheck is CkMinions.__fun_check: fun matches one of the conditions, a
 // regex string or a one-key mapping {regex: argument conditions}.
 func funCheck(valid any, fun string, args []any, kwargs *ordered.Map) bool {
-	conds, ok := valid.([]any)
-	if !ok {
-		conds = []any{valid}
-	}
-	for _, c := range conds {
+	for _, c := range asList(valid) {
 		switch x := c.(type) {
 		case string:
 			if matchCheck(x, fun) {
@@ -236,11 +232,7 @@ func funCheck(valid any, fun string, args []any, kwargs *ordered.Map) bool {
 // the argument must be there); every named keyword must be given and
 // match.
 func argsCheck(valid any, args []any, kwargs *ordered.Map) bool {
-	conds, ok := valid.([]any)
-	if !ok {
-		conds = []any{valid}
-	}
-	for _, c := range conds {
+	for _, c := range asList(valid) {
 		cond, ok := c.(*ordered.Map)
 		if !ok {
 			continue
@@ -250,6 +242,14 @@ func argsCheck(valid any, args []any, kwargs *ordered.Map) bool {
 		}
 	}
 	return false
+}
+
+// asList is Salt's "if not isinstance(valid, list): valid = [valid]".
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
 }
 
 func positionalOK(v any, args []any) bool {
