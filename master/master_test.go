@@ -25,16 +25,22 @@ func tempOptions(tb testing.TB) Options {
 	return o
 }
 
-func startMaster(t *testing.T) (*Master, context.Context) {
-	t.Helper()
-	dir := t.TempDir()
+// testOptions are a master's options on loopback ports the kernel picks,
+// with every directory under dir.
+func testOptions(dir string) Options {
 	o := DefaultOptions()
 	o.Interface, o.PublishPort, o.RetPort = "127.0.0.1", 0, 0
 	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
 	o.FileRoots = map[string][]string{"base": {dir + "/srv"}}
 	o.PillarRoots = map[string][]string{"base": {dir + "/pillar"}}
-	o.Auth.AutoAccept = true
 	o.MaxMessage = 1 << 20
+	return o
+}
+
+func startMaster(t *testing.T) (*Master, context.Context) {
+	t.Helper()
+	o := testOptions(t.TempDir())
+	o.Auth.AutoAccept = true
 	m, err := New(o, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +99,7 @@ func TestHostileFrames(t *testing.T) {
 	mp, sess := signIn(t, ctx, req, "m1")
 	key, _ := mp.Key(2048)
 
-	jid, _, err := m.Publish(PublishRequest{Tgt: "m1", Fun: "test.ping"})
+	jid, _, err := m.Publish(ctx, PublishRequest{Tgt: "m1", Fun: "test.ping"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +263,8 @@ func TestZMQFiltering(t *testing.T) {
 	}()
 	// Subscriptions travel asynchronously: publish until one arrives.
 	for frames == nil && time.Now().Before(deadline) {
-		m.Publish(PublishRequest{Tgt: "m2", Fun: "test.ping"})
-		m.Publish(PublishRequest{Tgt: "m1", Fun: "test.ping"})
+		m.Publish(ctx, PublishRequest{Tgt: "m2", Fun: "test.ping"})
+		m.Publish(ctx, PublishRequest{Tgt: "m1", Fun: "test.ping"})
 		select {
 		case frames = <-got:
 		case <-time.After(100 * time.Millisecond):
@@ -267,7 +273,7 @@ func TestZMQFiltering(t *testing.T) {
 	if len(frames) != 2 || string(frames[0]) != transport.Topic("m1") {
 		t.Fatalf("frames = %q", frames)
 	}
-	m.Publish(PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
+	m.Publish(ctx, PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
 	for {
 		select {
 		case f := <-got:
@@ -371,7 +377,7 @@ func TestLargeLoadOnlyAfterAuthentication(t *testing.T) {
 	key, _ := mp.Key(2048)
 	send := func(c *transport.Req, ret any, nonce string) any {
 		t.Helper()
-		jid, _, err := m.Publish(PublishRequest{Tgt: "m1", Fun: "test.echo"})
+		jid, _, err := m.Publish(ctx, PublishRequest{Tgt: "m1", Fun: "test.echo"})
 		if err != nil {
 			t.Fatal(err)
 		}

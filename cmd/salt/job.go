@@ -14,6 +14,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
 )
 
 type cli struct {
@@ -88,6 +89,15 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 		}
 	}
 	jid, minions, err := s.pub.Publish(ctx, req)
+	var ae *master.AuthError
+	if errors.As(err, &ae) {
+		// salt/cli/salt.py prints the refusal through the outputter and
+		// ends normally (exit 0), as Salt does.
+		if err := output.Write(c.outW, "nested", ae.Message, output.Options{}); err != nil {
+			fmt.Fprintln(c.stderr, err)
+		}
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintln(c.stderr, "Error:", err)
 		return 1
@@ -211,7 +221,7 @@ func (c *cli) collect(ctx context.Context, s *session, jid string, minions []str
 					silent = append(silent, id)
 				}
 			}
-			fj, _, err := s.pub.Publish(ctx, master.PublishRequest{Tgt: silent, TgtType: "list", Fun: "saltutil.find_job", Arg: []any{jid}, User: req.User})
+			fj, _, err := s.pub.Publish(ctx, master.PublishRequest{Tgt: silent, TgtType: "list", Fun: "saltutil.find_job", Arg: []any{jid}, User: req.User, Auth: req.Auth})
 			if err != nil {
 				if ctx.Err() != nil {
 					return got, nil

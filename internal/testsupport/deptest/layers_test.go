@@ -29,6 +29,7 @@ var layers = []struct {
 	{"internal/crypt", 4}, {"state/target", 4}, {"state/jinja", 4}, {"state/compile", 4},
 	// Configuration, keys, job cache, transport, rendering.
 	{"state/render", 5}, {"internal/config", 5}, {"internal/pki", 5}, {"internal/jobcache", 5},
+	{"internal/eauth", 5},
 	{"internal/transport", 5}, {"internal/daemon", 5},
 	// What a state run reads: files, grains, pillar.
 	{"state/fileclient", 6}, {"state/coregrains", 6}, {"state/pillar", 6},
@@ -40,7 +41,7 @@ var layers = []struct {
 	// them in and the pillar module that calls them sit with them.
 	{"state/apply", 10}, {"state/modules/allmodules", 10}, {"state/pillar/module", 10},
 	// The remote runtime, outputters, rosters, shared CLI options.
-	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11},
+	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11}, {"internal/eauthcli", 11},
 	// Executors.
 	{"sshexec", 12}, {"master", 12}, {"minion", 12},
 	// Test support, then commands and benchmarks.
