@@ -100,6 +100,13 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("state_output_diff", KindBool, "cmd/salt"),
 	raw[Master]("preserve_minion_cache", KindBool, "cmd/salt-key"),
 	raw[Master]("salt_cp_chunk_size", KindInt, "cmd/salt-cp"),
+
+	// salt-api (netapi): its own section, the clients it may run and the
+	// roster directories its ssh client may read.
+	raw[Master]("rest_cherrypy", KindMapping, "netapi"),
+	raw[Master]("netapi_enable_clients", KindAny, "netapi"),
+	raw[Master]("netapi_allow_raw_shell", KindBool, "netapi"),
+	raw[Master]("rosters", KindAny, "netapi"),
 })
 
 // typed is a table entry with a field.
