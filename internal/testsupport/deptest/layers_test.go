@@ -29,6 +29,7 @@ var layers = []struct {
 	{"internal/crypt", 4}, {"state/target", 4}, {"state/jinja", 4}, {"state/compile", 4},
 	// Configuration, keys, job cache, transport, rendering.
 	{"state/render", 5}, {"internal/config", 5}, {"internal/pki", 5}, {"internal/jobcache", 5},
+	{"internal/eauth", 5},
 	{"internal/transport", 5}, {"internal/daemon", 5},
 	// What a state run reads: files, grains, pillar.
 	{"state/fileclient", 6}, {"state/coregrains", 6}, {"state/pillar", 6},
