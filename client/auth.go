@@ -2,9 +2,10 @@ package client
 
 import "github.com/brinesalt/brine/master"
 
-// withAuth gives p the credentials of the job it serves (find_job and
-// batch sub-jobs go out as the user of the job, as LocalClient passes
-// its **kwargs on).
+// withAuth gives p the credentials of the job it serves: find_job goes
+// out as the job's caller, as LocalClient passes its **kwargs (token or
+// eauth credentials) on to gather_job_info.
 func withAuth(p, from master.PublishRequest) master.PublishRequest {
+	p.Auth = from.Auth
 	return p
 }

@@ -85,9 +85,9 @@ var ErrNoSection = errors.New("no rest_cherrypy section in the master config: no
 
 // ParseConfig reads Config from the master config; warnings name the
 // rest_cherrypy keys Brine does not know, which are kept but unused.
-func ParseConfig(master *ordered.Map) (Config, []string, error) {
+func ParseConfig(raw *ordered.Map) (Config, []string, error) {
 	c := DefaultConfig()
-	sec, ok := master.Value("rest_cherrypy").(*ordered.Map)
+	sec, ok := raw.Value("rest_cherrypy").(*ordered.Map)
 	if !ok {
 		return c, nil, ErrNoSection
 	}
@@ -121,9 +121,12 @@ func ParseConfig(master *ordered.Map) (Config, []string, error) {
 	c.EnableSessions = r.bool("enable_sessions", true)
 	c.APIACL = r.acl()
 	c.AuthorizedIPs = r.strings("authorized_ips")
-	c.EnableClients = (&reader{m: master}).strings("netapi_enable_clients")
-	c.AllowRawShell = (&reader{m: master}).bool("netapi_allow_raw_shell", false)
-	c.Rosters = (&reader{m: master}).strings("rosters")
+	top := reader{m: ordered.FromPairs("netapi_enable_clients", raw.Value("netapi_enable_clients"),
+		"netapi_allow_raw_shell", raw.Value("netapi_allow_raw_shell"), "rosters", raw.Value("rosters"))}
+	c.EnableClients = top.strings("netapi_enable_clients")
+	c.AllowRawShell = top.bool("netapi_allow_raw_shell", false)
+	c.Rosters = top.strings("rosters")
+	r.fail(top.err)
 	if c.ThreadPool < 1 {
 		r.fail(fmt.Errorf("rest_cherrypy: thread_pool %d: want at least 1", c.ThreadPool))
 	}

@@ -44,9 +44,9 @@ func (e *hubEvent) JSON() []byte {
 }
 
 // subscriber is one listener. Streams take every event; a job listener
-// (jobs true) takes only salt/job/ events of the jobs it watches, and all
-// of them while a publish it waits on is in flight, since a return can
-// come before the master's answer names the jid.
+// (jobs true) takes only the job, runner and wheel events of the jobs it
+// watches, and all of them while a publish it waits on is in flight,
+// since a return can come before the master's answer names the jid.
 type subscriber struct {
 	ch   chan *hubEvent     // a stream's events
 	evs  chan master.Event // a job listener's events (client.Session)
@@ -151,11 +151,10 @@ func (s *subscriber) wants(tag string) bool {
 	if !s.jobs {
 		return true
 	}
-	rest, ok := strings.CutPrefix(tag, "salt/job/")
+	jid, ok := tagJID(tag)
 	if !ok {
 		return false
 	}
-	jid, _, _ := strings.Cut(rest, "/")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pending > 0 || s.jids[jid]
@@ -175,4 +174,16 @@ func (s *subscriber) end(jid string) {
 		s.jids[jid] = true
 	}
 	s.mu.Unlock()
+}
+
+// tagJID is the jid of a job, runner or wheel event tag
+// (salt/job/<jid>/..., salt/run/<jid>/..., salt/wheel/<jid>/...).
+func tagJID(tag string) (string, bool) {
+	for _, p := range []string{"salt/job/", "salt/run/", "salt/wheel/"} {
+		if rest, ok := strings.CutPrefix(tag, p); ok {
+			jid, _, _ := strings.Cut(rest, "/")
+			return jid, true
+		}
+	}
+	return "", false
 }
