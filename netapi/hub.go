@@ -48,7 +48,7 @@ func (e *hubEvent) JSON() []byte {
 // watches, and all of them while a publish it waits on is in flight,
 // since a return can come before the master's answer names the jid.
 type subscriber struct {
-	ch   chan *hubEvent     // a stream's events
+	ch   chan *hubEvent    // a stream's events
 	evs  chan master.Event // a job listener's events (client.Session)
 	jobs bool
 
