@@ -334,4 +334,3 @@ func readEvent(t *testing.T, rd *bufio.Reader, want string) (string, map[string]
 		}
 	}
 }
-
