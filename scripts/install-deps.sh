@@ -33,7 +33,8 @@ fi
 
 # A package counts as present when dpkg says it is installed.
 # python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip)
+# curl: salt-api's end-to-end tests (cmd/salt-api) drive the odd corners with it.
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip curl)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi
