@@ -44,9 +44,9 @@ func (m *Master) listJobsFiltered(kw *ordered.Map) (any, error) {
 // jobFilter is list_jobs's search.
 type jobFilter struct {
 	metaIsDict, hasMetadata bool
-	meta                  *ordered.Map
-	targets, functions    []string
-	start, end            time.Time
+	meta                    *ordered.Map
+	targets, functions      []string
+	start, end              time.Time
 }
 
 func parseJobFilter(kw *ordered.Map) (*jobFilter, error) {
