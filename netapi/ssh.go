@@ -22,7 +22,7 @@ import (
 // verbose, static) are warned about and not used: rosters in particular
 // must never come from the request, or it could name its own roster
 // directories.
-var sshKeys = []string{"client", "tgt", "fun", "arg", "kwarg", "tgt_type", "expr_form", "timeout", "jid", "token",
+var sshKeys = []string{"client", "tgt", "fun", "arg", "kwarg", "tgt_type", "expr_form", "batch", "timeout", "jid", "token",
 	"eauth", "username", "password", "ssh_user", "ssh_passwd", "ssh_priv", "ssh_priv_passwd", "ssh_sudo",
 	"ssh_identities_only", "ssh_options", "ssh_max_procs", "ssh_timeout", "ssh_remote_port_forwards", "raw_shell",
 	"refresh_cache", "roster", "roster_file", "ignore_host_keys", "no_host_keys", "ssh_wipe", "rand_thin_dir",

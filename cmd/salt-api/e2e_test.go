@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -253,6 +254,26 @@ func TestAPI(t *testing.T) {
 		}
 		resp, body = a.Do("GET", "/nosuch", "", "", nil)
 		wantError(t, "unknown path", resp.StatusCode, body, 404, "The path '/nosuch' was not found.")
+	})
+
+	t.Run("stats", func(t *testing.T) {
+		resp, body := a.Do("GET", "/stats", tok, "", nil)
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"CherryPy Applications": {"salt-api": {"Enabled": false`) {
+			t.Errorf("GET /stats: %d %s", resp.StatusCode, body)
+		}
+		resp, body = a.Do("GET", "/stats", "", "", nil)
+		wantError(t, "/stats without a session", resp.StatusCode, body, 401, "No permission -- see authorization schemes")
+	})
+
+	t.Run("silent minion", func(t *testing.T) {
+		m2 := a.Minions["m2"]
+		m2.Process.Signal(os.Interrupt)
+		m2.Wait()
+		delete(a.Minions, "m2")
+		code, body := post(a, "/", tok, map[string]any{"client": "local", "tgt": "*", "fun": "test.ping"})
+		if code != 200 || string(body) != `{"return": [{"m1": true, "m2": false}]}` {
+			t.Errorf("a minion that does not return is False: %d %s", code, body)
+		}
 	})
 
 	t.Run("logout", func(t *testing.T) {
