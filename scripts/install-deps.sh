@@ -35,6 +35,9 @@ fi
 # python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
 # curl: salt-api's end-to-end tests (cmd/salt-api) drive the odd corners with it.
 pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip curl)
+# libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
+# with cgo against libpam, and its tests authenticate a real user.
+pkgs+=(libpam0g-dev gcc)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi
