@@ -392,7 +392,7 @@ func (s *Server) genKeys(c *call) (any, error) {
 	h.Set("Cache-Control", "no-cache")
 	c.w.WriteHeader(http.StatusOK)
 	if c.r.Method != http.MethodHead {
-		_, _ = c.w.Write(tb)
+		writeBody(c.w, tb)
 	}
 	c.status = 0
 	return nil, nil

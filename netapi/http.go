@@ -230,8 +230,24 @@ func (s *Server) writeData(c *call, v any) {
 	c.w.Header().Set("Content-Type", c.media)
 	c.w.WriteHeader(c.status)
 	if c.r.Method != http.MethodHead {
-		_, _ = c.w.Write(b)
+		writeBody(c.w, b)
 	}
+}
+
+// responseWriteTimeout is how long a client may take to read a
+// response before the connection is cut, so a client that does not read
+// cannot hold a slot.
+const responseWriteTimeout = time.Minute
+
+// writeBody writes a response body within responseWriteTimeout, then
+// clears the deadline: on a keep-alive HTTP/1.1 connection it would
+// otherwise cut the next response, and over HTTP/2 reset the stream.
+func writeBody(w http.ResponseWriter, b []byte) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(responseWriteTimeout))
+	_, _ = w.Write(b)
+	_ = rc.Flush()
+	_ = rc.SetWriteDeadline(time.Time{})
 }
 
 // writeError answers an error: Salt's status and message, as JSON or
@@ -257,7 +273,7 @@ func (s *Server) writeError(c *call, err error) {
 	if he.Code == 406 || aerr != nil {
 		c.w.Header().Set("Content-Type", "text/html;charset=utf-8")
 		c.w.WriteHeader(he.Code)
-		_, _ = c.w.Write(errorPage(he))
+		writeBody(c.w, errorPage(he))
 		return
 	}
 	b, rerr := render(media, ordered.FromPairs("status", he.Code, "return", he.Message))
@@ -268,7 +284,7 @@ func (s *Server) writeError(c *call, err error) {
 	c.w.Header().Set("Content-Type", media)
 	c.w.WriteHeader(he.Code)
 	if c.r.Method != http.MethodHead {
-		_, _ = c.w.Write(b)
+		writeBody(c.w, b)
 	}
 }
 

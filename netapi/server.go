@@ -205,8 +205,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // httpServer is net/http's server with the limits that keep slow
 // clients from holding the server: a request's headers must come within
 // 10 s and its body within 60 s, an idle keep-alive connection is closed
-// after 2 minutes, and (per response, see writeDeadline) a client that
-// does not read what it is sent is cut off. Each connection, with its
+// after 2 minutes, and a client that does not read a response within a
+// minute (writeBody; a stream's event within streamWriteTimeout) is cut
+// off. Each connection, with its
 // TLS handshake, is served by its own goroutine, so an idle or slow
 // client never delays another (CherryPy shakes hands in its accept
 // loop).

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // webTypes are the media types of what web front-ends are made of, set
@@ -120,7 +121,10 @@ func (s *Server) serveOpen(w http.ResponseWriter, r *http.Request, f *os.File, n
 		return
 	}
 	w.Header().Set("Content-Type", contentType(name))
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(responseWriteTimeout))
 	http.ServeContent(w, r, filepath.Base(name), st.ModTime(), f)
+	_ = rc.SetWriteDeadline(time.Time{})
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, err error) {
