@@ -200,6 +200,8 @@ func (m *Master) localCall(ctx context.Context, cmd string, req *ordered.Map) (*
 			return nil, err
 		}
 		return ordered.FromPairs("return", td), nil
+	case "fire_event":
+		return m.fireLocal(req)
 	case "del_token":
 		tok, _ := req.Value("token").(string)
 		if err := m.DelToken(tok); err != nil {

@@ -34,7 +34,8 @@ fi
 # A package counts as present when dpkg says it is installed.
 # python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
 # openssl: the test-host harness hashes custom login passwords (openssl passwd -6).
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl)
+# curl: salt-api's end-to-end tests (cmd/salt-api) drive the odd corners with it.
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl curl)
 # libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
 # with cgo against libpam, and its tests authenticate a real user.
 pkgs+=(libpam0g-dev gcc)

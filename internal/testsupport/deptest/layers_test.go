@@ -42,8 +42,10 @@ var layers = []struct {
 	{"state/apply", 10}, {"state/modules/allmodules", 10}, {"state/pillar/module", 10},
 	// The remote runtime, outputters, rosters, shared CLI options.
 	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11}, {"internal/eauthcli", 11},
-	// Executors.
-	{"sshexec", 12}, {"master", 12}, {"minion", 12},
+	// Executors. client (Salt's LocalClient: sessions, batches, subsets on the
+	// master's local socket) and netapi (salt-api) sit beside them: they drive
+	// master and sshexec, so they are not in executors below.
+	{"sshexec", 12}, {"master", 12}, {"minion", 12}, {"client", 12}, {"netapi", 12},
 	// Test support, then commands and benchmarks.
 	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},
