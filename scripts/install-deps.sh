@@ -34,7 +34,11 @@ fi
 # A package counts as present when dpkg says it is installed.
 # python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
 # openssl: the test-host harness hashes custom login passwords (openssl passwd -6).
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl)
+# rpm, createrepo-c: `make repo`'s YUM repodata and the package tests
+# (internal/tools/pkgtool: rpm -qp, rpm --root); gpgv: apt-get's check of
+# the signed test repository (usually there with apt).
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl
+	rpm createrepo-c gpgv)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi
