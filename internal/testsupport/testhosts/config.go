@@ -82,7 +82,9 @@ type HostOptions struct {
 	// with the cluster. Such a host needs no private /var/log/salt,
 	// /var/cache/salt or /run/salt bind mounts (the overlays already hold
 	// them; a purge can remove them), so HostPath maps only /etc/salt and
-	// the other private paths there. Not with NoPython.
+	// the other private paths there. /run/systemd is hidden, so the host
+	// is a SysV host and systemctl never reaches the machine's systemd.
+	// Not with NoPython.
 	PrivateSystem bool `json:"private_system,omitempty"`
 }
 

@@ -172,6 +172,11 @@ func writeOverlays(fs *os.Root, u loginUser, o HostOptions) error {
 			}
 		}
 	}
+	if o.PrivateSystem {
+		if err := hideSystemd(fs); err != nil {
+			return err
+		}
+	}
 	for _, af := range accountFiles {
 		if err := writeAccountFile(fs, "/etc/"+af.name, filepath.Join("ov_etc", "upper", af.name), af.mode, u.Name, af.line(u)); err != nil {
 			return err
@@ -184,6 +189,27 @@ func writeOverlays(fs *os.Root, u loginUser, o HostOptions) error {
 		if err := makeMountPoint(fs, pd.InHost, ovs); err != nil {
 			return fmt.Errorf("create mount point %s: %w", pd.InHost, err)
 		}
+	}
+	return nil
+}
+
+// hideSystemd puts an overlayfs whiteout over /run/systemd in a
+// PrivateSystem host's /run: maintainer scripts decide between systemctl
+// and SysV scripts by /run/systemd/system, and on a machine that runs
+// systemd a host must never reach the machine's manager through its
+// sockets there. The host is a SysV host.
+func hideSystemd(fs *os.Root) error {
+	if _, err := os.Lstat("/run/systemd"); err != nil {
+		return nil
+	}
+	upper, err := fs.OpenRoot(filepath.Join("ov_run", "upper"))
+	if err != nil {
+		return err
+	}
+	defer upper.Close()
+	p := filepath.Join(upper.Name(), "systemd")
+	if err := syscall.Mknod(p, syscall.S_IFCHR, 0); err != nil {
+		return fmt.Errorf("whiteout /run/systemd: %w", err)
 	}
 	return nil
 }
