@@ -70,7 +70,7 @@ packages: cross
 REPO_KEY ?=
 repo: packages
 	@test -n '$(REPO_KEY)' || { echo 'make repo: REPO_KEY=<armored secret key> signs the repository (pkgtool key -out DIR makes a throwaway one)'; exit 2; }
-	$(PKGTOOL) repo -in $(DIST) -out $(DIST)/repo -key '$(REPO_KEY)'
+	$(PKGTOOL) repo -in $(DIST) -out $(DIST)/repo -key '$(REPO_KEY)' -bootstrap packaging/bootstrap-salt.sh
 
 DEMO_DIR := /tmp/brine-demo
 demo: deps build

@@ -79,7 +79,7 @@ func TestDebLifecycle(t *testing.T) {
 	if got := sh("/etc/init.d/salt-minion status"); !strings.HasPrefix(got, "salt-minion is running (pid ") {
 		t.Errorf("status after start: %q", got)
 	}
-	waitPing(t, sh)
+	waitPing(t, sh, "pkgminion")
 	keys := sh("md5sum /etc/salt/pki/minion/minion.pem /etc/salt/pki/master/minions/pkgminion")
 	pid := sh("cat /var/run/salt-minion.pid")
 	jobs := sh("find /var/cache/salt/master/jobs -type f | wc -l")
@@ -98,7 +98,7 @@ func TestDebLifecycle(t *testing.T) {
 	if got := sh("cat /var/run/salt-minion.pid"); got == pid {
 		t.Errorf("the running minion was not restarted by the upgrade (pid %s)", got)
 	}
-	waitPing(t, sh)
+	waitPing(t, sh, "pkgminion")
 
 	// Downgrade under a policy that forbids restarts: the minion keeps
 	// running, untouched, and the postinst says why.
@@ -112,7 +112,7 @@ func TestDebLifecycle(t *testing.T) {
 	if got := sh("cat /var/run/salt-minion.pid"); got != pid {
 		t.Errorf("policy-rc.d forbade it, but the minion was restarted (pid %s, was %s)", got, pid)
 	}
-	waitPing(t, sh)
+	waitPing(t, sh, "pkgminion")
 
 	sh("dpkg -r salt-minion")
 	if got := sh("/etc/init.d/salt-minion status || echo stopped $?"); got != "salt-minion is not installed\nstopped 3" {
@@ -162,19 +162,19 @@ K01salt-minion`
 	}
 }
 
-// waitPing waits until `salt pkgminion test.ping` answers True.
-func waitPing(t *testing.T, sh func(string) string) {
+// waitPing waits until `salt <id> test.ping` answers True.
+func waitPing(t *testing.T, sh func(string) string, id string) {
 	t.Helper()
 	var last string
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		last = sh("salt pkgminion test.ping --out json --timeout 5 2>&1 || true")
+		last = sh("salt " + id + " test.ping --out json --timeout 5 2>&1 || true")
 		var ret map[string]any
-		if json.Unmarshal([]byte(last), &ret) == nil && ret["pkgminion"] == true {
+		if json.Unmarshal([]byte(last), &ret) == nil && ret[id] == true {
 			return
 		}
 		time.Sleep(time.Second)
 	}
-	t.Fatalf("salt pkgminion test.ping never answered True; last:\n%s\nlogs:\n%s", last,
+	t.Fatalf("salt %s test.ping never answered True; last:\n%s\nlogs:\n%s", id, last,
 		sh("tail -n 20 /var/log/salt/minion /var/log/salt/master 2>&1 || true"))
 }

@@ -23,7 +23,8 @@ func makeTestRepo(t *testing.T, fx fixture) string {
 	need(t, "createrepo_c")
 	keys, repo := t.TempDir(), filepath.Join(t.TempDir(), "repo")
 	for _, args := range [][]string{{"key", "-out", keys},
-		{"repo", "-in", fx.New, "-out", repo, "-key", filepath.Join(keys, "secret.asc")}} {
+		{"repo", "-in", fx.New, "-out", repo, "-key", filepath.Join(keys, "secret.asc"),
+			"-bootstrap", filepath.Join(fx.Src, BootstrapScript)}} {
 		var out, errs strings.Builder
 		if code := run(t.Context(), args, &out, &errs); code != 0 {
 			t.Fatalf("pkgtool %s: exit %d: %s", strings.Join(args, " "), code, errs.String())

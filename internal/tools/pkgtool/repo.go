@@ -25,15 +25,17 @@ import (
 
 // RepoOptions describe the repositories `pkgtool repo` lays out.
 type RepoOptions struct {
-	In, Out  string // the packages (In/deb, In/rpm) and the repository root
-	Suite    string // APT suite and codename: stable
-	Comp     string // APT component: main
-	Time     time.Time
-	Key      *openpgp.Entity
-	KeyName  string // file names of the public key: brine-archive-keyring
-	Archs    []string
-	DebFiles []string
-	RPMFiles []string
+	In, Out string // the packages (In/deb, In/rpm) and the repository root
+	Suite   string // APT suite and codename: stable
+	Comp    string // APT component: main
+	Time    time.Time
+	Key     *openpgp.Entity
+	// Bootstrap, when set, is the bootstrap script published at the root
+	// as bootstrap-salt.sh.
+	Bootstrap string
+	Archs     []string
+	DebFiles  []string
+	RPMFiles  []string
 }
 
 // Repository layout, relative to the root. Clients use:
@@ -45,6 +47,9 @@ const (
 	KeyringASC = "brine-archive-keyring.asc"
 	RPMKey     = "RPM-GPG-KEY-brine"
 	RPMDir     = "rpm"
+	// BootstrapScript is the installer's name at the root:
+	//	curl -fsSL URL/bootstrap-salt.sh | sh -s -- -R URL -A master
+	BootstrapScript = "bootstrap-salt.sh"
 )
 
 func cmdRepo(ctx context.Context, args []string, stdout io.Writer) error {
@@ -54,6 +59,7 @@ func cmdRepo(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&o.Out, "out", "dist/repo", "the repository root")
 	fs.StringVar(&o.Suite, "suite", "stable", "the APT suite")
 	fs.StringVar(&o.Comp, "component", "main", "the APT component")
+	fs.StringVar(&o.Bootstrap, "bootstrap", "packaging/bootstrap-salt.sh", "the bootstrap script to publish (\"\" for none)")
 	key := fs.String("key", "", "the armored secret key that signs the repository")
 	pass := fs.String("passphrase-file", "", "a file holding the key's passphrase, if it has one")
 	if err := fs.Parse(args); err != nil {
@@ -99,6 +105,11 @@ func MakeRepo(ctx context.Context, o RepoOptions) error {
 	}
 	if err := writePublicKey(o); err != nil {
 		return err
+	}
+	if o.Bootstrap != "" {
+		if err := copyFile(o.Bootstrap, filepath.Join(o.Out, BootstrapScript)); err != nil {
+			return err
+		}
 	}
 	if len(o.DebFiles) > 0 {
 		if err := aptRepo(o); err != nil {
