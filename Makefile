@@ -61,6 +61,7 @@ cross: thin
 	done
 
 packages: cross
+	rm -rf $(DIST)/deb $(DIST)/rpm $(DIST)/repo
 	$(PKGTOOL) build -src packaging -bin $(BIN) -out $(DIST) -arch '$(PKG_ARCHS)' -thin-arch '$(THIN_ARCHS)' -packages '$(PACKAGES)'
 
 # An APT repository (dists/, pool/; InRelease and Release.gpg signed

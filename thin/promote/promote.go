@@ -5,7 +5,10 @@
 // minion_bootstrap.install places the thin binary as salt-minion, the
 // minion config, the key pair and the pinned master key, installs a
 // systemd unit or a SysV init script and (re)starts the minion when
-// anything changed or it is not running. Every step is idempotent.
+// anything changed or it is not running. Every step is idempotent. With
+// repo= it installs the salt-minion package from a Brine repository
+// instead of the thin binary and runs the package's service
+// (packages.go).
 //
 // The private key arrives as a keyword argument of the job, which travels
 // on the SSH session's stdin: never in argv, never logged, written 0600.

@@ -162,9 +162,12 @@ func provides(s Spec, f Family, v string) []string {
 	return []string{"brine-" + s.Name + " (= " + fullVersion(f, v) + ")"}
 }
 
-// anySalt matches every release of Salt's own packages: they have no
-// epoch, so all sort below Brine's epoch 1.
-const anySalt = Epoch + ":0"
+// anySalt is an upper bound of every release of Salt's own packages
+// (they have no epoch, so all sort below epoch 1) that is itself below
+// every Brine version: "~" sorts before anything, even the end of the
+// string, so an untagged 1:0~git42.gabc1234 is above 1:0~ where it
+// would be below 1:0 (TestVersionsSort asks dpkg and rpm).
+const anySalt = Epoch + ":0~"
 
 // debReplaces: Salt's salt-common carries every command of its onedir
 // under /opt/saltstack/salt, where Brine's salt-master, salt-minion and

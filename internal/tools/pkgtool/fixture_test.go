@@ -18,9 +18,10 @@ import (
 // The package tests share one build: the real commands and thin binaries
 // for this machine's architecture, packed as two versions (an "old" and
 // a "new" one, for upgrades and downgrades) of every package whose
-// commands are on this tree.
+// commands are on this tree. The old one is an untagged tree's version,
+// which sorts below every release.
 const (
-	oldVersion = "0.1.0"
+	oldVersion = "0~git1.g0000001"
 	newVersion = "0.2.0"
 )
 

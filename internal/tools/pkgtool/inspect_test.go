@@ -71,8 +71,8 @@ func TestDebPackages(t *testing.T) {
 		"salt-common": {"Version": v, "Architecture": debArch, "Pre-Depends": "passwd",
 			"Provides": "brine-salt-common (= " + v + ")"},
 		"salt-master": {"Depends": "salt-common (= " + v + "), init-system-helpers",
-			"Replaces": "salt-common (<< 1:0)", "Breaks": "salt-common (<< 1:0), salt-cloud (<< 1:0)"},
-		"salt-minion": {"Depends": "salt-common (= " + v + "), init-system-helpers", "Replaces": "salt-common (<< 1:0)"},
+			"Replaces": "salt-common (<< 1:0~)", "Breaks": "salt-common (<< 1:0~), salt-cloud (<< 1:0~)"},
+		"salt-minion": {"Depends": "salt-common (= " + v + "), init-system-helpers", "Replaces": "salt-common (<< 1:0~)"},
 		"salt-ssh":    {"Depends": "salt-common (= " + v + "), openssh-client"},
 	}
 	files := map[string]map[string]string{
@@ -187,7 +187,7 @@ func TestRPMPackages(t *testing.T) {
 			scriptlets: []string{"preinstall"}},
 		"salt-master": {requires: []string{"salt = " + evr},
 			provides:  []string{"brine-salt-master = " + evr, "salt-master = " + evr},
-			obsoletes: []string{"salt-cloud < 1:0", "salt3-master < 3006", "salt3006-master"},
+			obsoletes: []string{"salt-cloud < 1:0~", "salt3-master < 3006", "salt3006-master"},
 			files: map[string]string{"/etc/salt/master": "-rw-r----- root:root cn",
 				"/etc/salt/pki/master":                        "drwxr-x--- salt:salt",
 				"/etc/salt/pki/master/minions":                "drwxr-x--- salt:salt",

@@ -210,12 +210,22 @@ func releaseFile(o RepoOptions, dist string, archs, index []string) ([]byte, err
 	return []byte(b.String()), nil
 }
 
+// signTime is when the repository's signatures are made: its time, or
+// the key's creation when the key is younger (a signature older than its
+// key is invalid), so the same key and packages sign the same bytes.
+func signTime(o RepoOptions) time.Time {
+	if c := o.Key.PrimaryKey.CreationTime; c.After(o.Time) {
+		return c
+	}
+	return o.Time
+}
+
 func signRelease(o RepoOptions, dist string, release []byte) error {
-	inline, err := clearSign(o.Key, release, o.Time)
+	inline, err := clearSign(o.Key, release, signTime(o))
 	if err != nil {
 		return err
 	}
-	detached, err := detachSign(o.Key, release, o.Time)
+	detached, err := detachSign(o.Key, release, signTime(o))
 	if err != nil {
 		return err
 	}
@@ -251,7 +261,7 @@ func yumRepo(ctx context.Context, o RepoOptions) error {
 	if err != nil {
 		return err
 	}
-	sig, err := detachSign(o.Key, body, o.Time)
+	sig, err := detachSign(o.Key, body, signTime(o))
 	if err != nil {
 		return err
 	}

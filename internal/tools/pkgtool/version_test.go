@@ -49,8 +49,16 @@ func TestVersionsSort(t *testing.T) {
 			}
 		}
 	}
-	if err := exec.Command("dpkg", "--compare-versions", Epoch+":0.1.0", "gt", "3006.19").Run(); err != nil {
-		t.Errorf("dpkg: Brine's epoch does not put it above Salt's 3006.19")
+	// Salt's releases < anySalt (the bound of the Breaks, Replaces and
+	// Obsoletes against them) < every Brine version, untagged ones too.
+	for _, pair := range [][2]string{{"3006.19", anySalt}, {"3007.8-0", anySalt}, {anySalt, Epoch + ":" + order[0]}} {
+		if err := exec.Command("dpkg", "--compare-versions", pair[0], "lt", pair[1]).Run(); err != nil {
+			t.Errorf("dpkg: %s is not before %s", pair[0], pair[1])
+		}
+		out, err := exec.Command("rpm", "--eval", `%{lua: print(rpm.vercmp("`+pair[0]+`", "`+pair[1]+`"))}`).Output()
+		if err != nil || string(out) != "-1\n" {
+			t.Errorf("rpm: vercmp(%s, %s) = %q, %v; want -1", pair[0], pair[1], out, err)
+		}
 	}
 }
 
