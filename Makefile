@@ -8,7 +8,7 @@ THIN_ARCHS ?= amd64 arm64
 LDFLAGS := -s -w
 export CGO_ENABLED := 0
 
-.PHONY: all build thin deps demo test unit e2e conformance bench vet fmt clean
+.PHONY: all build thin cross packages repo deps demo test unit e2e conformance bench vet fmt clean
 
 all: build
 
@@ -42,6 +42,48 @@ thin:
 		if ! command -v zstd >/dev/null 2>&1; then rm -f $$t.zst; \
 		elif [ ! -e $$t.zst ] || [ $$t -nt $$t.zst ]; then zstd -19 --zstd=wlog=18 -q -f -o $$t.zst $$t || exit 1; fi; \
 	done; done
+
+# Packages: .deb and .rpm for each of PKG_ARCHS, split as Salt 3006's
+# (internal/tools/pkgtool). The version comes from `git describe` (a tree
+# without a v* tag gets 0~git<commits>.g<hash>), every file's time from
+# the commit (SOURCE_DATE_EPOCH), so one commit always builds the same
+# bytes. A package whose command is not on this tree fails the build by
+# name; build the others with, e.g., PACKAGES='salt-common salt-minion'.
+PKG_ARCHS ?= amd64 arm64
+# salt-syndic (spec in internal/tools/pkgtool) waits for cmd/salt-syndic
+# (issue 12): until then it is not in the default list.
+PACKAGES  ?= salt-common salt-master salt-minion salt-ssh salt-api
+DIST      ?= $(CURDIR)/dist
+PKGTOOL    = $(GO) run ./internal/tools/pkgtool
+PKG_VERSION = $(shell $(PKGTOOL) version)
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct)
+# Every command but the thin flavors, for each package architecture, in
+# bin/linux-<arch>/, stamped with the package version. salt-master is
+# built with cgo (libpam) for this machine's architecture; for the others
+# there is no cross C toolchain here, so it is built without cgo and its
+# pam eauth refuses with "pam eauth needs a salt-master built with cgo"
+# (file, sharedsecret and auto work everywhere).
+HOST_ARCH := $(shell $(GO) env GOARCH)
+cross: thin
+	@v='$(PKG_VERSION)'; ld="$(LDFLAGS) -X github.com/brinesalt/brine/internal/version.Brine=$$v"; for a in $(PKG_ARCHS); do \
+		GOOS=linux GOARCH=$$a $(GO) build -trimpath -buildvcs=false -ldflags "$$ld" \
+			-o $(BIN)/linux-$$a/ $$($(GO) list ./cmd/... | grep -v '/salt-thin' | grep -v '/cmd/salt-master$$') || exit 1; \
+		cgo=0; [ $$a = $(HOST_ARCH) ] && cgo=1; \
+		CGO_ENABLED=$$cgo GOOS=linux GOARCH=$$a $(GO) build -trimpath -buildvcs=false -ldflags "$$ld" -o $(BIN)/linux-$$a/ ./cmd/salt-master || exit 1; \
+	done
+
+packages: cross
+	rm -rf $(DIST)/deb $(DIST)/rpm $(DIST)/repo
+	$(PKGTOOL) build -src packaging -bin $(BIN) -out $(DIST) -arch '$(PKG_ARCHS)' -thin-arch '$(THIN_ARCHS)' -packages '$(PACKAGES)'
+
+# An APT repository (dists/, pool/; InRelease and Release.gpg signed
+# with REPO_KEY, an armored OpenPGP secret key) and a YUM repository
+# (repodata/, repomd.xml.asc) in $(DIST)/repo, for any static file server.
+# `go run ./internal/tools/pkgtool key -out DIR` makes a throwaway key.
+REPO_KEY ?=
+repo: packages
+	@test -n '$(REPO_KEY)' || { echo 'make repo: REPO_KEY=<armored secret key> signs the repository (pkgtool key -out DIR makes a throwaway one)'; exit 2; }
+	$(PKGTOOL) repo -in $(DIST) -out $(DIST)/repo -key '$(REPO_KEY)' -bootstrap packaging/bootstrap-salt.sh
 
 DEMO_DIR := /tmp/brine-demo
 demo: deps build
@@ -77,4 +119,4 @@ bench: build
 	@bench/run.sh $(BIN)
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)

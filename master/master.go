@@ -19,6 +19,7 @@ import (
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
+	"github.com/brinesalt/brine/internal/sdnotify"
 	"github.com/brinesalt/brine/internal/transport"
 )
 
@@ -169,6 +170,10 @@ func (c *byID[V]) drop(id string) {
 func (m *Master) Run(ctx context.Context) error {
 	if err := m.Start(ctx); err != nil {
 		return err
+	}
+	// Ready once the sockets are bound, for Type=notify units.
+	if err := sdnotify.Ready(); err != nil {
+		m.log.Warn(err.Error())
 	}
 	<-ctx.Done()
 	m.Stop()

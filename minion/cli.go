@@ -8,6 +8,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/daemon"
+	"github.com/brinesalt/brine/internal/sdnotify"
 )
 
 // Main is the salt-minion command line: it parses args (without the
@@ -34,6 +35,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		log.Error(err.Error())
 		return 1
+	}
+	// Ready before the first sign-in, as salt/scripts.py salt_minion
+	// notifies: a minion waiting for its key to be accepted has started.
+	if err := sdnotify.Ready(); err != nil {
+		log.Warn(err.Error())
 	}
 	if err := m.Run(ctx); err != nil {
 		if errors.Is(err, ErrMasterKeyChanged) {

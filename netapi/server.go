@@ -19,6 +19,7 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/sdnotify"
 	"github.com/brinesalt/brine/master"
 )
 
@@ -117,6 +118,10 @@ func (s *Server) Run(ctx context.Context) error {
 	ln, err := s.Listen()
 	if err != nil {
 		return err
+	}
+	// Ready once the socket is bound, for salt-api.service's Type=notify.
+	if err := sdnotify.Ready(); err != nil {
+		s.log.Warn(err.Error())
 	}
 	return s.Serve(ctx, ln)
 }

@@ -35,7 +35,11 @@ fi
 # python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
 # openssl: the test-host harness hashes custom login passwords (openssl passwd -6).
 # curl: salt-api's end-to-end tests (cmd/salt-api) drive the odd corners with it.
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl curl)
+# rpm, createrepo-c: `make repo`'s YUM repodata and the package tests
+# (internal/tools/pkgtool: rpm -qp, rpm --root); gpgv: apt-get's check of
+# the signed test repository (usually there with apt).
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl curl
+	rpm createrepo-c gpgv)
 # libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
 # with cgo against libpam, and its tests authenticate a real user.
 pkgs+=(libpam0g-dev gcc)

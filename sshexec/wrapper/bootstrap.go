@@ -32,7 +32,9 @@ const BootstrapFun = "minion.bootstrap"
 // as salt-minion with /etc/salt/minion, the keys, the pinned
 // minion_master.pub and an init script or systemd unit
 // (thin/promote), and waits on the master's event bus until the minion
-// has signed in. The private key travels only inside the job on the SSH
+// has signed in. With repo=<url> (a Brine package repository, `make
+// repo`) the host installs the salt-minion package from it instead, and
+// runs the package's own service. The private key travels only inside the job on the SSH
 // session's stdin.
 type Bootstrap struct {
 	// Connect returns the local master the hosts will join; cmd/salt-ssh
@@ -69,6 +71,7 @@ type bootstrapArgs struct {
 	force       bool          // force=True replaces a different accepted key
 	init        string        // init=auto|systemd|sysv
 	bin         string        // bin=, where salt-minion goes
+	repo        string        // repo=, a Brine package repository to install salt-minion from
 	minionOpts  *ordered.Map  // minion_opts=, more lines for /etc/salt/minion
 	retPort     int
 	publishPort int
@@ -86,6 +89,10 @@ func parseBootstrapArgs(args []any, kw *ordered.Map, o *MasterLink) (bootstrapAr
 	a.id, _ = kw.Value("id").(string)
 	a.init, _ = kw.Value("init").(string)
 	a.bin, _ = kw.Value("bin").(string)
+	a.repo, _ = kw.Value("repo").(string)
+	if a.repo != "" && a.bin != "" {
+		return a, fmt.Errorf("%s: bin= and repo= exclude each other (the package installs /usr/bin/salt-minion)", BootstrapFun)
+	}
 	a.force = modules.Truthy(kw.Value("force"))
 	if v := kw.Value("timeout"); v != nil {
 		n, ok := v.(int)
@@ -222,6 +229,9 @@ func (b *Bootstrap) install(ctx context.Context, h *sshexec.Host, a bootstrapArg
 	}
 	if a.bin != "" {
 		kw.Set("bin", a.bin)
+	}
+	if a.repo != "" {
+		kw.Set("repo", a.repo)
 	}
 	ret, rc, err := h.Call(ctx, "minion_bootstrap.install", nil, kw)
 	if err != nil || rc != 0 {

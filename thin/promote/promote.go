@@ -5,7 +5,10 @@
 // minion_bootstrap.install places the thin binary as salt-minion, the
 // minion config, the key pair and the pinned master key, installs a
 // systemd unit or a SysV init script and (re)starts the minion when
-// anything changed or it is not running. Every step is idempotent.
+// anything changed or it is not running. Every step is idempotent. With
+// repo= it installs the salt-minion package from a Brine repository
+// instead of the thin binary and runs the package's service
+// (packages.go).
 //
 // The private key arrives as a keyword argument of the job, which travels
 // on the SSH session's stdin: never in argv, never logged, written 0600.
@@ -40,7 +43,7 @@ func init() {
 	modules.Register(modules.Function{Name: "minion_bootstrap.install",
 		Doc: "Install this binary as salt-minion with its config, keys and init script, and (re)start it. Used by minion.bootstrap.",
 		Spec: modules.Spec{Params: []modules.Param{{Name: "config"}, {Name: "pub"}, {Name: "master_pub"},
-			opt("pem"), opt("bin"), opt("init")}},
+			opt("pem"), opt("bin"), opt("init"), opt("repo")}},
 		Fn: install})
 }
 
@@ -83,12 +86,21 @@ type layout struct {
 	Root string // prefix for every path; "" on a real host
 	Bin  string
 	Init string // "systemd" or "sysv"
+	// Repo, when set, is a Brine package repository: the minion is the
+	// salt-minion package installed from it (see packages.go).
+	Repo string
 }
 
 func (l layout) path(p string) string { return filepath.Join(l.Root, p) }
 
 func install(ctx context.Context, c *modules.Call) (any, error) {
-	l := layout{Bin: c.Str("bin"), Init: c.Str("init")}
+	l := layout{Bin: c.Str("bin"), Init: c.Str("init"), Repo: c.Str("repo")}
+	if l.Repo != "" && l.Bin != "" {
+		return nil, modules.Errorf("bin= and repo= exclude each other: a packaged minion is %s", packageBin)
+	}
+	if l.Repo != "" {
+		l.Bin = packageBin
+	}
 	if l.Bin == "" {
 		l.Bin = DefaultBin
 	}
@@ -121,13 +133,28 @@ type input struct {
 }
 
 // run performs the steps in order; after a failed step the rest are
-// skipped (a minion with a half-written setup is never started).
+// skipped (a minion with a half-written setup is never started). In
+// package mode the package comes first, replacing a thin-binary minion
+// an earlier run installed.
 func run(ctx context.Context, l layout, in input) []Step {
-	steps, changed, ok := installFiles(l, in)
-	if !ok {
+	var steps []Step
+	pkgChanged := false
+	if l.Repo != "" {
+		steps = retireThinMinion(ctx, l)
+		if len(steps) > 0 && !steps[0].Result {
+			return steps
+		}
+		ps, ch, ok := installPackage(ctx, l)
+		if steps = append(steps, ps...); !ok {
+			return steps
+		}
+		pkgChanged = ch
+	}
+	fs, changed, ok := installFiles(l, in)
+	if steps = append(steps, fs...); !ok {
 		return steps
 	}
-	return append(steps, service(ctx, l, changed)...)
+	return append(steps, service(ctx, l, changed || pkgChanged)...)
 }
 
 // installFiles places the binary, the config and the keys; changed
@@ -144,6 +171,11 @@ func installFiles(l layout, in input) (steps []Step, changed, ok bool) {
 		{"private key", PKIDir + "/minion.pem", in.PEM, 0o600, true},
 		{"public key", PKIDir + "/minion.pub", in.Pub, 0o644, false},
 		{"master key", PKIDir + "/minion_master.pub", in.MasterPub, 0o644, false},
+	}
+	if l.Repo != "" {
+		// The package brings the binary; the settings go in a drop-in.
+		files[1].path = DropIn
+		files = files[1:]
 	}
 	for _, f := range files {
 		s := Step{ID: f.id, Name: f.path}

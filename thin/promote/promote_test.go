@@ -210,3 +210,24 @@ esac
 		}
 	}
 }
+
+// TestInstallFilesPackageMode checks that with a repository the settings
+// go to the minion.d drop-in and no binary is placed: the package brings
+// /usr/bin/salt-minion and its /etc/salt/minion stays as shipped.
+func TestInstallFilesPackageMode(t *testing.T) {
+	root := t.TempDir()
+	l := layout{Root: root, Bin: packageBin, Init: "sysv", Repo: "http://repo.invalid"}
+	in := input{Config: "master: 10.0.0.1\nid: web1\n", Pub: "PUB", MasterPub: "MPUB", PEM: "PEM"}
+	steps, changed, ok := installFiles(l, in)
+	if !ok || !changed || len(steps) != 4 {
+		t.Fatalf("ok %v changed %v %+v", ok, changed, steps)
+	}
+	if b, err := os.ReadFile(l.path(DropIn)); err != nil || string(b) != in.Config {
+		t.Errorf("drop-in: %q %v", b, err)
+	}
+	for _, p := range []string{"/etc/salt/minion", packageBin, DefaultBin} {
+		if _, err := os.Stat(l.path(p)); !os.IsNotExist(err) {
+			t.Errorf("%s written in package mode: %v", p, err)
+		}
+	}
+}

@@ -112,6 +112,10 @@ func service(ctx context.Context, l layout, restart bool) []Step {
 	if l.Init == "systemd" {
 		file, text, ctl = l.path(unitPath), unit(l.Bin), systemdCtl
 	}
+	if l.Repo != "" {
+		// The package installed its own unit and init script.
+		return ctl(ctx, false, restart)
+	}
 	s := Step{ID: "service file", Name: file, Result: true}
 	mode := os.FileMode(0o644)
 	if l.Init == "sysv" {
@@ -151,12 +155,14 @@ func ran(id, name, comment string, changed bool, out string, err error) Step {
 func sysvCtl(ctx context.Context, fileChanged, restart bool) []Step {
 	var steps []Step
 	// Enabled at boot: update-rc.d (Debian) or chkconfig (Red Hat), when
-	// the host has one; the links they make are the enablement.
+	// the host has one; the links they make are the enablement. A script
+	// already registered but disabled (as the salt-minion package leaves
+	// it: K links only) is enabled.
 	if _, err := os.Stat("/etc/rc2.d"); err == nil {
 		links, _ := filepath.Glob("/etc/rc2.d/S*salt-minion")
 		if len(links) == 0 || fileChanged {
-			out, err := sh(ctx, "if command -v update-rc.d >/dev/null; then update-rc.d salt-minion defaults; "+
-				"elif command -v chkconfig >/dev/null; then chkconfig --add salt-minion; fi")
+			out, err := sh(ctx, "if command -v update-rc.d >/dev/null; then update-rc.d salt-minion defaults && update-rc.d salt-minion enable; "+
+				"elif command -v chkconfig >/dev/null; then chkconfig --add salt-minion && chkconfig salt-minion on; fi")
 			steps = append(steps, ran("enabled", "salt-minion", "enabled at boot", true, out, err))
 		} else {
 			steps = append(steps, Step{ID: "enabled", Name: "salt-minion", Result: true, Comment: "already enabled at boot"})

@@ -20,7 +20,7 @@ var layers = []struct {
 	// Leaves: no imports of the project.
 	{"internal/py", 0}, {"internal/sshpattern", 0}, {"internal/logattr", 0},
 	{"internal/jid", 0}, {"internal/version", 0}, {"internal/txtar", 0},
-	{"internal/pytime", 0}, {"state/keyword", 0},
+	{"internal/pytime", 0}, {"state/keyword", 0}, {"internal/sdnotify", 0},
 	// The value model and Salt's YAML.
 	{"internal/ordered", 1}, {"internal/saltyaml", 2},
 	// Wire formats and process plumbing.
@@ -49,6 +49,8 @@ var layers = []struct {
 	// Test support, then commands and benchmarks.
 	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},
+	// Build tools (packaging): never linked into a command or the thin binary.
+	{"internal/tools", 30},
 }
 
 // knownBackEdges are imports that break the direction above and are yet

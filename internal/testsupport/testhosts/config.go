@@ -71,12 +71,27 @@ type HostOptions struct {
 	// signed by the cluster's host CA (HostCA), valid for the host's IP and
 	// ID, for @cert-authority known_hosts lines.
 	HostCert bool `json:"host_cert,omitempty"`
+	// PrivateSystem gives the host its own copy of what package managers
+	// write: besides the /etc and /home every host has, overlays of /usr
+	// (and /lib, /bin, /sbin where they are directories rather than
+	// merged-/usr links), /opt, /var/lib, /var/cache, /var/log, /var/spool,
+	// /var/mail and /run, so dpkg, apt-get, rpm and maintainer scripts
+	// (useradd, update-rc.d, init scripts writing pid files) install,
+	// upgrade and purge inside the host alone and the machine is never
+	// touched. The host's writes land in its upper directories and vanish
+	// with the cluster. Such a host needs no private /var/log/salt,
+	// /var/cache/salt or /run/salt bind mounts (the overlays already hold
+	// them; a purge can remove them), so HostPath maps only /etc/salt and
+	// the other private paths there. /run/systemd is hidden, so the host
+	// is a SysV host and systemctl never reaches the machine's systemd.
+	// Not with NoPython.
+	PrivateSystem bool `json:"private_system,omitempty"`
 }
 
 // needsRoot reports whether o can only be honoured with private mount
 // namespaces and a root-owned sshd.
 func (o HostOptions) needsRoot() bool {
-	return o.NoSudo || o.SudoPassword || o.SudoKeepEnv || o.RequireTTY || o.PasswordAuth || o.NoPython
+	return o.NoSudo || o.SudoPassword || o.SudoKeepEnv || o.RequireTTY || o.PasswordAuth || o.NoPython || o.PrivateSystem
 }
 
 // Config describes a cluster to Start.
@@ -163,6 +178,9 @@ func (c Config) withDefaults() (Config, error) {
 	for i := 1; i <= c.N; i++ {
 		if err := c.checkBehind(hostID(i)); err != nil {
 			return c, err
+		}
+		if o := c.options(hostID(i)); o.PrivateSystem && o.NoPython {
+			return c, fmt.Errorf("testhosts: %s: PrivateSystem and NoPython both overlay /usr; choose one", hostID(i))
 		}
 	}
 	return c, nil

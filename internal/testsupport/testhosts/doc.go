@@ -42,6 +42,11 @@
 // otherwise, and HostOptions.PasswordAuth decides whether a host's sshd
 // accepts the password.
 //
+// HostOptions.PrivateSystem adds private overlays of /usr, /opt, /var/lib,
+// /var/cache, /var/log, /run (and the rest of systemDirs) to a host, so
+// dpkg, apt-get and rpm install, upgrade and purge packages inside it
+// without touching the machine (the package tests of internal/tools/pkgtool).
+//
 // HostOptions.BehindHost hides a host behind another (a point-to-point
 // veth between their namespaces, no route from anywhere else), so ProxyJump
 // chains are tested for real; HostOptions.HostCert gives a host an OpenSSH

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,11 +46,22 @@ type privateDir struct {
 	File    bool
 }
 
-// privateDirs lists the host's private paths for login user u. Longer paths
-// come after shorter ones only where they do not nest. /tmp and /var/tmp
-// are 1777 as on any Debian machine: the sticky bit is os.ModeSticky, not
-// 0o1000, which os.Chmod drops without a word.
-func privateDirs(u loginUser) []privateDir {
+// privateDirs lists the private paths of a host with options o for login
+// user u. Longer paths come after shorter ones only where they do not
+// nest. /tmp and /var/tmp are 1777 as on any Debian machine: the sticky
+// bit is os.ModeSticky, not 0o1000, which os.Chmod drops without a word.
+// A PrivateSystem host has no bind mounts inside its system overlays:
+// they are private already.
+func privateDirs(u loginUser, o HostOptions) []privateDir {
+	dirs := allPrivateDirs(u)
+	if !o.PrivateSystem {
+		return dirs
+	}
+	sys := hostOverlays(o)[len(overlays):]
+	return slices.DeleteFunc(dirs, func(pd privateDir) bool { return underOverlay(pd.InHost, sys) })
+}
+
+func allPrivateDirs(u loginUser) []privateDir {
 	const tmpMode = os.ModeSticky | 0o777
 	dirs := []privateDir{
 		{InHost: "/tmp", Backing: "tmp", Mode: tmpMode},
@@ -105,10 +117,10 @@ func (c *Cluster) prepareHost(h *hostState, clientPub []byte) error {
 		return fmt.Errorf("open %s: %w", h.path("fs"), err)
 	}
 	defer fs.Close()
-	if err := writeOverlays(fs, c.st.User); err != nil {
+	if err := writeOverlays(fs, c.st.User, h.Options); err != nil {
 		return fmt.Errorf("private accounts of %s: %w", h.ID, err)
 	}
-	for _, pd := range privateDirs(c.st.User) {
+	for _, pd := range privateDirs(c.st.User, h.Options) {
 		if err := c.makePrivate(fs, h, pd); err != nil {
 			return fmt.Errorf("private %s of %s: %w", pd.InHost, h.ID, err)
 		}
@@ -244,12 +256,12 @@ Subsystem sftp %[8]s
 func (c *Cluster) holderScript(h *hostState) string {
 	var b strings.Builder
 	b.WriteString("set -e\n")
-	for _, ov := range overlays {
+	for _, ov := range hostOverlays(h.Options) {
 		base := filepath.Join(h.path("fs"), ov.Backing)
 		fmt.Fprintf(&b, "mount -t overlay brine-%s -o %s %s\n", ov.Backing,
 			shq("lowerdir="+ov.InHost+",upperdir="+base+"/upper,workdir="+base+"/work"), shq(ov.InHost))
 	}
-	for _, pd := range privateDirs(c.st.User) {
+	for _, pd := range privateDirs(c.st.User, h.Options) {
 		fmt.Fprintf(&b, "mount --bind %s %s\n", shq(filepath.Join(h.path("fs"), pd.Backing)), shq(pd.InHost))
 	}
 	for i, d := range h.PythonDirs {
@@ -300,7 +312,7 @@ func pythonDirs(private []privateDir) map[string][]string {
 // be reported by bash's `command -v`). Writes to those directories land in
 // the host's upper directory, so installing python there stays per host.
 func (c *Cluster) hidePython(h *hostState) error {
-	dirs := pythonDirs(privateDirs(c.st.User))
+	dirs := pythonDirs(privateDirs(c.st.User, h.Options))
 	keys := make([]string, 0, len(dirs))
 	for d := range dirs {
 		keys = append(keys, d)

@@ -249,7 +249,7 @@ func (c *Cluster) HostPath(id, path string) (string, error) {
 	}
 	p := filepath.Clean(path)
 	best := privateDir{}
-	for _, pd := range privateDirs(c.st.User) {
+	for _, pd := range privateDirs(c.st.User, h.Options) {
 		if (p == pd.InHost || strings.HasPrefix(p, pd.InHost+"/")) && len(pd.InHost) > len(best.InHost) {
 			best = pd
 		}

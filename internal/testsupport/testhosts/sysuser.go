@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -111,6 +112,38 @@ type overlay struct {
 // overlays come before the private bind mounts, which land on top of them.
 var overlays = []overlay{{InHost: "/etc", Backing: "ov_etc"}, {InHost: "/home", Backing: "ov_home"}}
 
+// systemDirs are what HostOptions.PrivateSystem overlays besides overlays:
+// where dpkg, apt, rpm and maintainer scripts write. /bin, /sbin and the
+// /lib directories count only where they are real directories (on a
+// merged-/usr system they are links into /usr, which is overlaid).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/opt", "/var/lib", "/var/cache", "/var/log", "/var/spool", "/var/mail", "/run"}
+
+// hostOverlays returns the overlays of a host with options o.
+func hostOverlays(o HostOptions) []overlay {
+	if !o.PrivateSystem {
+		return overlays
+	}
+	out := slices.Clone(overlays)
+	for _, d := range systemDirs {
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+			continue
+		}
+		out = append(out, overlay{InHost: d, Backing: "ov" + strings.ReplaceAll(d, "/", "_")})
+	}
+	return out
+}
+
+// underOverlay reports whether dir is inside one of ovs.
+func underOverlay(dir string, ovs []overlay) bool {
+	for _, ov := range ovs {
+		if dir == ov.InHost || strings.HasPrefix(dir, ov.InHost+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // accountFiles are the account databases the hosts' /etc overlay holds,
 // with their modes on Debian (owners are copied from the machine's files).
 var accountFiles = []struct {
@@ -130,12 +163,18 @@ var accountFiles = []struct {
 // overlays in fs, the account files with the login user's lines (any line
 // of the machine's for the same name replaced), and the mount points the
 // private bind mounts need inside the overlaid directories.
-func writeOverlays(fs *os.Root, u loginUser) error {
-	for _, ov := range overlays {
+func writeOverlays(fs *os.Root, u loginUser, o HostOptions) error {
+	ovs := hostOverlays(o)
+	for _, ov := range ovs {
 		for _, sub := range []string{"upper", "work"} {
 			if err := fs.MkdirAll(filepath.Join(ov.Backing, sub), 0o755); err != nil {
 				return err
 			}
+		}
+	}
+	if o.PrivateSystem {
+		if err := hideSystemd(fs); err != nil {
+			return err
 		}
 	}
 	for _, af := range accountFiles {
@@ -143,13 +182,34 @@ func writeOverlays(fs *os.Root, u loginUser) error {
 			return err
 		}
 	}
-	for _, pd := range privateDirs(u) {
+	for _, pd := range privateDirs(u, o) {
 		if pd.File {
 			continue
 		}
-		if err := makeMountPoint(fs, pd.InHost); err != nil {
+		if err := makeMountPoint(fs, pd.InHost, ovs); err != nil {
 			return fmt.Errorf("create mount point %s: %w", pd.InHost, err)
 		}
+	}
+	return nil
+}
+
+// hideSystemd puts an overlayfs whiteout over /run/systemd in a
+// PrivateSystem host's /run: maintainer scripts decide between systemctl
+// and SysV scripts by /run/systemd/system, and on a machine that runs
+// systemd a host must never reach the machine's manager through its
+// sockets there. The host is a SysV host.
+func hideSystemd(fs *os.Root) error {
+	if _, err := os.Lstat("/run/systemd"); err != nil {
+		return nil
+	}
+	upper, err := fs.OpenRoot(filepath.Join("ov_run", "upper"))
+	if err != nil {
+		return err
+	}
+	defer upper.Close()
+	p := filepath.Join(upper.Name(), "systemd")
+	if err := syscall.Mknod(p, syscall.S_IFCHR, 0); err != nil {
+		return fmt.Errorf("whiteout /run/systemd: %w", err)
 	}
 	return nil
 }
@@ -184,11 +244,11 @@ func writeAccountFile(fs *os.Root, src, dst string, mode os.FileMode, name, line
 // directory it is created in the host's upper directory; elsewhere (/run,
 // /var) it must exist on the machine, where it is created if missing, as
 // an empty directory at Salt's standard path.
-func makeMountPoint(fs *os.Root, dir string) error {
+func makeMountPoint(fs *os.Root, dir string, ovs []overlay) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
-	for _, ov := range overlays {
+	for _, ov := range ovs {
 		if rel, ok := strings.CutPrefix(dir, ov.InHost+"/"); ok {
 			return fs.MkdirAll(filepath.Join(ov.Backing, "upper", rel), 0o755)
 		}

@@ -4,10 +4,10 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
-	"encoding/hex"
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +17,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/crypt"
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/modules/file"
 )
