@@ -117,7 +117,7 @@ func (m *Master) serveLocal(ctx context.Context, c net.Conn) {
 		cmd, _ := req.Value("cmd").(string)
 		switch cmd {
 		case "publish":
-			jid, minions, err := m.Publish(publishFromMap(req))
+			jid, minions, err := m.PublishContext(ctx, publishFromMap(req))
 			if err != nil {
 				_ = writeMsg(c, ordered.FromPairs("error", err.Error()))
 				continue

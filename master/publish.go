@@ -1,11 +1,11 @@
 package master
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -37,6 +37,11 @@ type PublishRequest struct {
 // expected to reach (CkMinions.check_minions), record the job, fire
 // salt/job/<jid>/new and publish the signed, encrypted load.
 func (m *Master) Publish(r PublishRequest) (string, []string, error) {
+	return m.PublishContext(context.TODO(), r)
+}
+
+// PublishContext is Publish with the context the job cache writes use.
+func (m *Master) PublishContext(ctx context.Context, r PublishRequest) (string, []string, error) {
 	kind, err := target.ParseKind(r.TgtType)
 	if err != nil {
 		return "", nil, fmt.Errorf("publish: %w", err)
@@ -56,8 +61,9 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	}
 	jid := r.JID
 	if jid == "" {
-		jid = protocol.NewJID(time.Now())
+		jid = m.newJID(ctx)
 	}
+	r.Ret = m.withExtJobCache(r.Ret)
 	if r.User == "" {
 		r.User = "root"
 	}
@@ -77,9 +83,7 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	for i, id := range minions {
 		ids[i] = id
 	}
-	if err := m.jobs.SaveLoad(jid, load, minions); err != nil {
-		m.log.Warn("job cache", logattr.JID, jid, logattr.Err, err)
-	}
+	m.saveJobLoad(ctx, jid, load, minions)
 	m.bus.Fire(jid, ordered.FromPairs("minions", ids))
 	m.bus.Fire(protocol.JobNewTag(jid), ordered.FromPairs("jid", jid, "tgt_type", string(kind), "tgt", r.Tgt,
 		"user", r.User, "fun", r.Fun, "arg", orList(r.Arg), "minions", ids, "missing", []any{}))

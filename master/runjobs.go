@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -24,7 +23,8 @@ func (m *Master) runRunner(ctx context.Context, fun string, args []any, kw *orde
 	if user == "" {
 		user = "UNKNOWN"
 	}
-	jid := protocol.NewJID(time.Now())
+	jid := m.newJID(ctx)
+	ctx = withRunJID(ctx, jid)
 	funArgs := append([]any{}, orList(args)...)
 	if kw != nil && kw.Len() > 0 {
 		funArgs = append(funArgs, kw)
@@ -46,7 +46,7 @@ func (m *Master) runRunner(ctx context.Context, fun string, args []any, kw *orde
 		data.Set("success", true)
 	}
 	if v, set := m.o.Raw.Get("runner_returns"); !set || modules.Truthy(v) {
-		m.storeRunnerJob(jid, data)
+		m.storeRunnerJob(ctx, jid, data)
 	}
 	m.bus.Fire("salt/run/"+jid+"/ret", data)
 	return ret, err
@@ -56,11 +56,12 @@ func (m *Master) runRunner(ctx context.Context, fun string, args []any, kw *orde
 // master's id as id and tgt, the job data as return, fun and user
 // copied up, no arg and no tgt_type (so format_job_instance shows []
 // and "list"); and the data as the master's return.
-func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
+func (m *Master) storeRunnerJob(ctx context.Context, jid string, data *ordered.Map) {
 	id := m.ID()
 	load := ordered.FromPairs("id", id, "tgt", id, "jid", jid, "return", data,
 		"fun", data.Value("fun"), "user", data.Value("user"))
-	if err := m.jobs.SaveLoad(jid, load, nil); err != nil {
+	st := m.store()
+	if err := st.SaveLoad(ctx, jid, load, nil); err != nil {
 		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
 		return
 	}
@@ -69,7 +70,7 @@ func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
 	if !ok {
 		r.Retcode = 1
 	}
-	if err := m.jobs.SaveReturn(r); err != nil {
+	if err := st.Returner(ctx, r.SaltMap()); err != nil {
 		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
 	}
 }

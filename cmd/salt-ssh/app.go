@@ -318,9 +318,10 @@ func (a *app) run(ctx context.Context) int {
 	}
 	final := 0
 	bar := a.progress()
-	rec := a.startJob()
+	rec := a.startJob(ctx)
+	defer rec.close()
 	for r := range a.exec.Run(ctx, a.targets, a.job) {
-		rec.add(r)
+		rec.add(ctx, r)
 		final = max(final, r.Retcode)
 		show := func() {
 			if a.o.verbose {

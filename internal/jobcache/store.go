@@ -73,8 +73,11 @@ var ErrUnsupported = errors.New("returner function not supported")
 // Config is what opening a store needs: the returner's options as
 // ReturnerOptions resolved them, and the process's own settings.
 type Config struct {
-	// Options are the returner's resolved options (host, user, db …).
+	// Options are the returner's resolved options (host, user, db …);
+	// when nil the store resolves its own through Lookup.
 	Options map[string]any
+	// Lookup reads the process's options by name (config.option).
+	Lookup Lookup
 	// CacheDir is the cachedir: local_cache's jobs and the spool of the
 	// database stores live under it.
 	CacheDir string

@@ -72,6 +72,9 @@ type Store struct {
 // database need not be up: the writer says once that it is not, keeps
 // the writes on disk and sends them when it comes back.
 func Open(ctx context.Context, d dialect, c jobcache.Config) (*Store, error) {
+	if c.Options == nil {
+		c.Options = Options(d.name(), c.Lookup, nil)
+	}
 	db, warns, err := d.open(c.Options)
 	if err != nil {
 		return nil, fmt.Errorf("open %s job cache: %w", d.name(), err)
