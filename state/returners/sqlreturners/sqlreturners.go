@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/jobcache/sqlcache"
@@ -28,6 +29,9 @@ func init() {
 	}
 }
 
+// writeTimeout bounds one returner call.
+const writeTimeout = time.Minute
+
 // pools are the open stores by returner and connection options.
 var pools = struct {
 	mu sync.Mutex
@@ -37,6 +41,10 @@ var pools = struct {
 // returner is the returner(ret) of a database returner.
 func returner(name string) returners.Func {
 	return func(ctx context.Context, env *modules.Env, ret *ordered.Map) error {
+		// The write outlives the job's context, as Salt's returner runs
+		// to its end in the job's thread, but not for ever.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		defer cancel()
 		o := sqlcache.Options(name, returners.Lookup(env), ret)
 		st, err := store(ctx, name, o, env)
 		if err != nil {
