@@ -51,6 +51,9 @@ func run() int {
 	retPort := flag.Int("ret", 0, "internal: ret port for -serve-master")
 	workdir := flag.String("workdir", "/var/tmp", "where the master's pki_dir and cachedir are made (a file system like /var's, where Salt keeps them; "+
 		"on the bench machine creating files under /tmp costs about 1 ms each, 30 times /var/tmp)")
+	jobCaches := flag.String("job-caches", "", "measure these master_job_cache returners instead of test.ping rounds (local_cache,pgjsonb,mysql); "+
+		"the databases are throwaway servers (internal/testsupport/dbtest)")
+	listJobs := flag.Int("list-jobs", 10000, "with -job-caches: jobs in the cache when jobs.list_jobs is timed")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
 	flag.Parse()
 	raiseNoFile()
@@ -69,15 +72,36 @@ func run() int {
 		}
 		return 0
 	}
+	runs := []*cacheRun{nil}
+	if *jobCaches != "" {
+		var stop func()
+		var err error
+		if runs, stop, err = startCaches(*jobCaches, *pings, *listJobs); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer stop()
+	}
 	for _, f := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
+		for _, jc := range runs {
+			if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+	}
+	if *jobCaches != "" {
+		fmt.Println("\n| job cache | minions | all stored, after the last return (median) | first return → all stored (median) | jobs.lookup_jid (median) | jobs listed | jobs.list_jobs (median) | Salt's returner inserting as many returns vs Brine's first → all stored |")
+		fmt.Println("|---|---|---|---|---|---|---|---|")
+		for _, jc := range runs {
+			for _, l := range jc.results {
+				fmt.Println(l)
+			}
 		}
 	}
 	return 0
@@ -139,7 +163,7 @@ func keys(dir string, n int) ([]*rsa.PrivateKey, error) {
 	return out, nil
 }
 
-func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string) error {
+func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string, jc *cacheRun) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
@@ -154,6 +178,12 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 	}
 	defer os.RemoveAll(dir)
 	mo := masterOptions(dir, freePort(), freePort(), workers)
+	if jc != nil {
+		if split {
+			return fmt.Errorf("-job-caches runs the master in this process; leave out -split")
+		}
+		jc.configure(&mo)
+	}
 	var b backend
 	if split {
 		b, err = startChild(ctx, dir, mo, cpuProfile)
@@ -215,6 +245,12 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("minions=%d keys=%s auth_all=%s connect_all=%s goroutines=%d heap=%dMiB load=%s\n", n, keyTime.Round(time.Millisecond),
 		authAll.Round(time.Millisecond), connect.Round(time.Millisecond), runtime.NumGoroutine(), ms.HeapAlloc>>20, loadavg())
+	if jc != nil {
+		if err := jc.measure(ctx, b.(*inProcess).m, mo.CacheDir, n); err != nil {
+			return err
+		}
+		pings = 0
+	}
 	for r := range pings {
 		got, expected, first, last, err := b.ping(ctx)
 		if err != nil {
