@@ -76,6 +76,9 @@ func recordFrom(v any) (*record, error) {
 			return nil, fmt.Errorf("spool record %d: %w", seq, protocol.ErrBadLoad)
 		}
 	}
+	if (r.kind != kindLoad && r.kind != kindReturn && r.kind != kindEvent) || seq <= 0 {
+		return nil, fmt.Errorf("spool record %d of kind %q: %w", seq, r.kind, protocol.ErrBadLoad)
+	}
 	r.size = len(r.jid) + len(r.id) + len(r.fun) + len(r.ret) + len(r.full) + 64
 	return r, nil
 }
@@ -207,7 +210,7 @@ func (s *spool) readSegment(path string) (uint64, error) {
 			return last, nil
 		}
 		rec, err := recordFrom(v)
-		if err != nil {
+		if err != nil || (len(s.recs) > 0 && rec.seq <= s.recs[len(s.recs)-1].seq) {
 			return last, nil
 		}
 		rec.sealed = true

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -290,14 +289,21 @@ func TestDatabaseLostMidStream(t *testing.T) {
 	}
 }
 
-// TestCleanOldJobs ages rows and cleans from two stores at once.
+// TestCleanOldJobs ages rows and cleans from two stores at once, as two
+// masters sharing the database do: the work is done once.
 func TestCleanOldJobs(t *testing.T) {
 	for _, k := range servers {
 		t.Run(k.name, func(t *testing.T) {
 			srv := k.start(t)
 			ctx := context.Background()
-			a := openStore(t, k.d, srv, t.TempDir(), true, nil)
-			b := openStore(t, k.d, srv, t.TempDir(), true, nil)
+			open := func() *Store {
+				st, err := Open(ctx, k.d, jobcache.Config{Options: options(srv), CacheDir: t.TempDir(), Direct: true, ArchiveJobs: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+			a, b := open(), open()
 			defer a.Close()
 			defer b.Close()
 			for i := range 20 {
@@ -341,8 +347,13 @@ func TestCleanOldJobs(t *testing.T) {
 			if c := count(t, db, "SELECT COUNT(*) FROM salt_events"); c != 0 {
 				t.Errorf("%d events left", c)
 			}
+			// archive_jobs: what went is in the *_archive tables.
+			for table, want := range map[string]int{"jids_archive": 10, "salt_returns_archive": 10, "salt_events_archive": 1} {
+				if c := count(t, db, "SELECT COUNT(*) FROM "+table); c != want {
+					t.Errorf("%s holds %d rows, want %d", table, c, want)
+				}
+			}
 		})
 	}
 }
 
-var _ = slog.Default
