@@ -356,4 +356,3 @@ func TestCleanOldJobs(t *testing.T) {
 		})
 	}
 }
-
