@@ -32,10 +32,13 @@ type jobCaches struct {
 	// the returns it receives.
 	keepReturns bool
 	unique      bool
-	opened      []jobcache.Store
-	events      []namedEvents
-	evDone      chan struct{}
-	evStop      context.CancelFunc
+	// ctx is the master's, from Start: the writes of callers that have
+	// none of their own (Publish) run under it.
+	ctx    context.Context
+	opened []jobcache.Store
+	events []namedEvents
+	evDone chan struct{}
+	evStop context.CancelFunc
 }
 
 type namedEvents struct {
@@ -92,6 +95,7 @@ func (m *Master) startJobCaches(ctx context.Context) error {
 	jc := &m.jc
 	jc.mu.Lock()
 	defer jc.mu.Unlock()
+	jc.ctx = ctx
 	m.jobs.UniqueJID = m.optBool("unique_jid", false)
 	jc.unique = m.jobs.UniqueJID
 	main, err := m.openStore(ctx, m.optString("master_job_cache"))
@@ -128,6 +132,16 @@ func (m *Master) stopJobCaches() {
 	jc.opened, jc.main, jc.ext = nil, nil, nil
 }
 
+// baseContext is the master's context for work without one of its own.
+func (m *Master) baseContext() context.Context {
+	m.jc.mu.RLock()
+	defer m.jc.mu.RUnlock()
+	if m.jc.ctx == nil {
+		return context.TODO() // not started: Publish fails on the closed socket anyway
+	}
+	return m.jc.ctx
+}
+
 // store is master_job_cache.
 func (m *Master) store() jobcache.Store {
 	m.jc.mu.RLock()
@@ -143,7 +157,7 @@ func (m *Master) store() jobcache.Store {
 // master has not open is opened for the call; done closes it.
 func (m *Master) readStore(ctx context.Context, extSource string) (st jobcache.Store, done func(), err error) {
 	m.jc.mu.RLock()
-	ext, extName := m.jc.ext, m.jc.extName
+	ext := m.jc.ext
 	m.jc.mu.RUnlock()
 	nop := func() {}
 	switch {
@@ -153,8 +167,6 @@ func (m *Master) readStore(ctx context.Context, extSource string) (st jobcache.S
 		return m.store(), nop, nil
 	case extSource == "local_cache":
 		return m.jobs, nop, nil
-	case extSource == extName:
-		return ext, nop, nil
 	}
 	c := m.storeConfig()
 	c.Direct = true

@@ -37,7 +37,7 @@ type PublishRequest struct {
 // expected to reach (CkMinions.check_minions), record the job, fire
 // salt/job/<jid>/new and publish the signed, encrypted load.
 func (m *Master) Publish(r PublishRequest) (string, []string, error) {
-	return m.PublishContext(context.TODO(), r)
+	return m.PublishContext(m.baseContext(), r)
 }
 
 // PublishContext is Publish with the context the job cache writes use.

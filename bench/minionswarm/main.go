@@ -81,6 +81,10 @@ func run() int {
 			return 1
 		}
 		defer stop()
+		// An interrupt stops the database servers too.
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() { <-sig; stop(); os.Exit(130) }()
 	}
 	for _, f := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -179,10 +183,12 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 	defer os.RemoveAll(dir)
 	mo := masterOptions(dir, freePort(), freePort(), workers)
 	if jc != nil {
-		if split {
-			return fmt.Errorf("-job-caches runs the master in this process; leave out -split")
-		}
 		jc.configure(&mo)
+		// A child master reads the job cache settings (a password among
+		// them) from a 0600 file, not its command line.
+		if err := writeRaw(filepath.Join(dir, "jobcache.json"), mo.Raw); err != nil {
+			return err
+		}
 	}
 	var b backend
 	if split {
@@ -246,13 +252,13 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 	fmt.Printf("minions=%d keys=%s auth_all=%s connect_all=%s goroutines=%d heap=%dMiB load=%s\n", n, keyTime.Round(time.Millisecond),
 		authAll.Round(time.Millisecond), connect.Round(time.Millisecond), runtime.NumGoroutine(), ms.HeapAlloc>>20, loadavg())
 	if jc != nil {
-		if err := jc.measure(ctx, b.(*inProcess).m, mo.CacheDir, n); err != nil {
+		if err := jc.measure(ctx, b, mo.CacheDir, n); err != nil {
 			return err
 		}
 		pings = 0
 	}
 	for r := range pings {
-		got, expected, first, last, err := b.ping(ctx)
+		_, got, expected, first, last, err := b.ping(ctx)
 		if err != nil {
 			return err
 		}
@@ -277,7 +283,9 @@ type backend interface {
 	// masterRSS is the master process's resident set now and at its
 	// peak (VmRSS, VmHWM), in bytes; in-process, minions are included.
 	masterRSS() (cur, peak int64)
-	ping(ctx context.Context) (got, expected int, first, last time.Duration, err error)
+	ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error)
+	// runner runs a runner function on the master.
+	runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error)
 	stop()
 }
 
@@ -366,15 +374,20 @@ func procRSS(pid string) (cur, peak int64) {
 
 // ping publishes test.ping to every minion and times the first and the
 // last return from the moment of publishing.
-func (b *inProcess) ping(ctx context.Context) (got, expected int, first, last time.Duration, err error) {
+func (b *inProcess) ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error) {
 	ch, unsub := b.m.Bus().Subscribe()
 	defer unsub()
 	t0 := time.Now()
 	jid, minions, err := b.m.Publish(master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return "", 0, 0, 0, 0, err
 	}
-	return collect(ctx, ch, jid, len(minions), t0)
+	got, expected, first, last, err = collect(ctx, ch, jid, len(minions), t0)
+	return jid, got, expected, first, last, err
+}
+
+func (b *inProcess) runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	return b.m.Runner(ctx, fun, args, kw)
 }
 
 func collect(ctx context.Context, ch <-chan master.Event, jid string, n int, t0 time.Time) (got, expected int, first, last time.Duration, err error) {
@@ -476,19 +489,30 @@ func (c *child) connected() int {
 	return n
 }
 
-func (c *child) ping(ctx context.Context) (got, expected int, first, last time.Duration, err error) {
+func (c *child) ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error) {
 	time.Sleep(2 * time.Second) // let the last minions finish subscribing
 	cl, err := master.Dial(ctx, c.sock)
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return "", 0, 0, 0, 0, err
 	}
 	defer cl.Close()
 	t0 := time.Now()
 	jid, minions, err := cl.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return "", 0, 0, 0, 0, err
 	}
-	return collect(ctx, c.rets, jid, len(minions), t0)
+	got, expected, first, last, err = collect(ctx, c.rets, jid, len(minions), t0)
+	return jid, got, expected, first, last, err
+}
+
+// runner is salt-run's path: a runner request on the local socket.
+func (c *child) runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	cl, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	return cl.Runner(ctx, fun, args, kw)
 }
 
 func (c *child) accepted() int { return acceptedKeys(filepath.Join(c.dir, "pki")) }
@@ -504,7 +528,11 @@ func (c *child) stop() {
 func serveMaster(dir string, pub, ret, workers int) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	m, err := master.New(masterOptions(dir, pub, ret, workers), slog.New(slog.DiscardHandler))
+	mo := masterOptions(dir, pub, ret, workers)
+	if raw, err := readRaw(filepath.Join(dir, "jobcache.json")); err == nil {
+		mo.Raw = raw
+	}
+	m, err := master.New(mo, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
