@@ -421,7 +421,6 @@ func collect(ctx context.Context, ch <-chan master.Event, jid string, n int, t0 
 type child struct {
 	cmd     *exec.Cmd
 	sock    string
-	rets    chan master.Event
 	dir     string
 	pubPort int
 }
@@ -440,7 +439,7 @@ func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile s
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, sock: mo.LocalSocket(), rets: make(chan master.Event, 100000), dir: dir, pubPort: mo.PublishPort}
+	c := &child{cmd: cmd, sock: mo.LocalSocket(), dir: dir, pubPort: mo.PublishPort}
 	var cl *master.Client
 	for range 300 {
 		var err error
@@ -453,18 +452,7 @@ func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile s
 		cmd.Process.Kill()
 		return nil, fmt.Errorf("master child did not start")
 	}
-	ch, err := cl.Events(ctx)
-	if err != nil {
-		return nil, err
-	}
-	go func() {
-		for ev := range ch {
-			if strings.Contains(ev.Tag, "/ret/") {
-				c.rets <- ev
-			}
-		}
-		close(c.rets)
-	}()
+	cl.Close()
 	return c, nil
 }
 
@@ -496,12 +484,25 @@ func (c *child) ping(ctx context.Context) (jid string, got, expected int, first,
 		return "", 0, 0, 0, 0, err
 	}
 	defer cl.Close()
+	// A stream of its own for each round: the master drops a reader
+	// that stalls for 10 s, as one starved by 5,000 sign-ins can.
+	ec, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return "", 0, 0, 0, 0, err
+	}
+	defer ec.Close()
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events, err := ec.Events(ectx)
+	if err != nil {
+		return "", 0, 0, 0, 0, err
+	}
 	t0 := time.Now()
 	jid, minions, err := cl.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
 		return "", 0, 0, 0, 0, err
 	}
-	got, expected, first, last, err = collect(ctx, c.rets, jid, len(minions), t0)
+	got, expected, first, last, err = collect(ctx, events, jid, len(minions), t0)
 	return jid, got, expected, first, last, err
 }
 
