@@ -3,6 +3,8 @@ package jobcache
 import (
 	"fmt"
 
+	"github.com/brinesalt/brine/internal/py"
+
 	"github.com/brinesalt/brine/internal/ordered"
 )
 
@@ -24,7 +26,7 @@ func ReturnerOptions(get Lookup, names []string, ret *ordered.Map, attrs []strin
 	out := map[string]any{}
 	for _, a := range attrs {
 		for _, name := range names {
-			if v := fetchOption(get, retConfig, name, a); truthy(v) {
+			if v := fetchOption(get, retConfig, name, a); py.Truthy(v) {
 				out[a] = v
 				break
 			}
@@ -52,7 +54,7 @@ func fetchOption(get Lookup, retConfig, name, attr string) any {
 		if !ok {
 			v = get(retConfig + "." + name + "." + attr)
 		}
-		if truthy(v) {
+		if py.Truthy(v) {
 			return v
 		}
 	}
@@ -60,29 +62,6 @@ func fetchOption(get Lookup, retConfig, name, attr string) any {
 		return v
 	}
 	return get(name + "." + attr)
-}
-
-// truthy is Python's bool() for the values options hold.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case *ordered.Map:
-		return x.Len() > 0
-	}
-	return true
 }
 
 // FormatJobInstance is salt.utils.jid.format_job_instance: the summary
