@@ -162,7 +162,8 @@ func (c *cacheRun) seed(ctx context.Context, cacheDir string) error {
 	if err != nil {
 		return err
 	}
-	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.Local)
+	// Jobs of the last hours, which keep_jobs (24 h) leaves alone.
+	base := time.Now().Add(-3 * time.Hour)
 	for i := len(have); i < c.jobs; i++ {
 		jid := fmt.Sprintf("%s%06d", base.Add(time.Duration(i)*time.Second).Format("20060102150405"), i%1000000)
 		load := ordered.FromPairs("fun", "test.arg", "arg", []any{"a", i}, "tgt", "web*", "tgt_type", "glob", "user", "root", "jid", jid)

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -278,19 +279,64 @@ func (c *Cache) GetMinions(context.Context) ([]string, error) {
 }
 
 // GetJIDs is local_cache.get_jids: every job whose load reads, oldest
-// first.
+// first, its jid from the load as _walk_through takes it (the jid file
+// when the load has none). The directories are read by a few workers.
 func (c *Cache) GetJIDs(ctx context.Context) ([]Job, error) {
+	tops, _ := os.ReadDir(c.Dir)
+	work := make(chan string)
+	var mu sync.Mutex
 	var out []Job
-	for _, jid := range c.JIDs() {
-		v, err := read(filepath.Join(c.JIDDir(jid), LoadP))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []Job
+			for top := range work {
+				mine = append(mine, readJobs(top)...)
+			}
+			mu.Lock()
+			out = append(out, mine...)
+			mu.Unlock()
+		}()
+	}
+	for _, t := range tops {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- filepath.Join(c.Dir, t.Name())
+	}
+	close(work)
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].JID < out[j].JID })
+	return out, ctx.Err()
+}
+
+// readJobs reads the loads of the jobs under one top directory.
+func readJobs(top string) []Job {
+	subs, _ := os.ReadDir(top)
+	out := make([]Job, 0, len(subs))
+	for _, s := range subs {
+		dir := filepath.Join(top, s.Name())
+		v, err := read(filepath.Join(dir, LoadP))
 		if err != nil {
 			continue
 		}
-		if m, ok := v.(*ordered.Map); ok {
-			out = append(out, Job{JID: jid, Load: m})
+		m, ok := v.(*ordered.Map)
+		if !ok {
+			continue
 		}
+		jid, _ := m.Value("jid").(string)
+		if jid == "" {
+			b, err := os.ReadFile(filepath.Join(dir, "jid"))
+			if err != nil {
+				continue
+			}
+			jid = strings.TrimSpace(string(b))
+		}
+		out = append(out, Job{JID: jid, Load: m})
 	}
-	return out, nil
+	return out
 }
 
 // CleanOldJobs is local_cache.clean_old_jobs (see Clean).

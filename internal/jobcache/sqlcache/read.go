@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/brinesalt/brine/internal/jobcache"
@@ -17,7 +16,7 @@ import (
 // decodeStored reads a JSON document from a jids, salt_returns or
 // salt_events column, written by Brine or by Salt.
 func decodeStored(text string) (any, error) {
-	return ordered.DecodeJSON(strings.NewReader(text))
+	return ordered.ParseJSON([]byte(text))
 }
 
 func decodeMap(text string) (*ordered.Map, error) {
