@@ -100,7 +100,7 @@ func run() int {
 		}
 	}
 	if *jobCaches != "" {
-		fmt.Println("\n| job cache | minions | all stored, after the last return (median) | first return → all stored (median) | jobs.lookup_jid (median) | jobs listed | jobs.list_jobs (median) | Salt's returner inserting as many returns vs Brine's first → all stored |")
+		fmt.Println("\n| job cache | minions | all stored, after the last return (median) | first return → all stored (median) | jobs.lookup_jid (median) | jobs listed | jobs.list_jobs (median) | as many returns stored the way Salt's returner does it vs by a Brine store |")
 		fmt.Println("|---|---|---|---|---|---|---|---|")
 		for _, jc := range runs {
 			for _, l := range jc.results {

@@ -311,12 +311,9 @@ func (pgDialect) insertEvents(n int) string {
 // successText is how psycopg2 writes a Python bool into varchar(10).
 func (pgDialect) successText(b bool) string { return strconv.FormatBool(b) }
 
-// selectJIDs reads of each load only what format_job_instance shows.
-func (pgDialect) selectJIDs() string {
-	return "SELECT jid, jsonb_strip_nulls(jsonb_build_object('fun', load->'fun', 'arg', load->'arg', 'tgt', load->'tgt', " +
-		"'tgt_type', load->'tgt_type', 'user', load->'user', 'metadata', load->'metadata', " +
-		"'kwargs', jsonb_build_object('metadata', load->'kwargs'->'metadata')))::text FROM jids ORDER BY jid"
-}
+// selectJIDs reads the loads as text: PostgreSQL renders a jsonb faster
+// than it builds a smaller one from its parts.
+func (pgDialect) selectJIDs() string { return "SELECT jid, load::text FROM jids ORDER BY jid" }
 
 func (d pgDialect) purge(ctx context.Context, tx *sql.Tx, keep time.Duration, archive bool) (int, error) {
 	var stamp string

@@ -47,3 +47,17 @@ func TestOptions(t *testing.T) {
 		t.Error("unique_jid jids are not jids")
 	}
 }
+
+// TestEncodeReturn: full_ret with the return spliced in is json.dumps
+// of the whole dict.
+func TestEncodeReturn(t *testing.T) {
+	ret := ordered.FromPairs("id", "m1", "return", ordered.FromPairs("a", []any{1, "é"}), "success", true, "fun_args", []any{})
+	rtext, full, err := encodeReturn(ret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := encode(ret)
+	if full != want || rtext != `{"a": [1, "\u00e9"]}` {
+		t.Errorf("full = %s\nwant %s\nreturn = %s", full, want, rtext)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,6 +142,42 @@ func encode(v any) (string, error) {
 	return py.JSON(v, py.JSONOptions{Indent: -1, EnsureASCII: true})
 }
 
+// encodeReturn is the JSON of a return and of the whole ret dict
+// (full_ret), the return encoded once and put into both: json.dumps of
+// the dict, item by item, with Salt's separators.
+func encodeReturn(ret *ordered.Map) (rtext, full string, err error) {
+	if rtext, err = encode(ret.Value("return")); err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	b.Grow(len(rtext) + 256)
+	b.WriteByte('{')
+	ret.Range(func(k, v any) bool {
+		if b.Len() > 1 {
+			b.WriteString(", ")
+		}
+		key, ok := k.(string)
+		if !ok {
+			err = fmt.Errorf("ret key %v is not a string", k)
+			return false
+		}
+		b.WriteString(py.QuoteJSON(key, true))
+		b.WriteString(": ")
+		if key == "return" {
+			b.WriteString(rtext)
+			return true
+		}
+		var text string
+		if text, err = encode(v); err != nil {
+			return false
+		}
+		b.WriteString(text)
+		return true
+	})
+	b.WriteByte('}')
+	return rtext, b.String(), err
+}
+
 // SaveLoad is save_load. The minions targeted are kept in the load as
 // "Minions", where Salt's jobs.list_job reads them from a job cache.
 func (s *Store) SaveLoad(ctx context.Context, jid string, load *ordered.Map, minions []string) error {
@@ -175,11 +212,7 @@ func (s *Store) Returner(ctx context.Context, ret *ordered.Map) error {
 			return err
 		}
 	}
-	rtext, err := encode(ret.Value("return"))
-	if err != nil {
-		return fmt.Errorf("save return %s: %w", jid, err)
-	}
-	full, err := encode(ret)
+	rtext, full, err := encodeReturn(ret)
 	if err != nil {
 		return fmt.Errorf("save return %s: %w", jid, err)
 	}
