@@ -9,8 +9,6 @@ import (
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/returners"
-	// The database returners (mysql, pgjsonb) for --return and ext_job_cache.
-	_ "github.com/brinesalt/brine/state/returners/sqlreturners"
 )
 
 // returnerNames is the job's "ret" joined with the minion's own
