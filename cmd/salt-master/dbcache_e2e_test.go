@@ -120,6 +120,37 @@ func TestTwoMastersOnePgjsonb(t *testing.T) {
 	if n := countRows(t, mdb, "SELECT COUNT(*) FROM salt_events WHERE tag = ? AND master_id LIKE '%_master'", "salt/job/"+jid+"/new"); n != 1 {
 		t.Errorf("the new-job event of %s: %d rows", jid, n)
 	}
+	// The database goes away mid-run: the jobs published meanwhile are
+	// answered, kept on A's disk and written once it is back, once each.
+	pg.Stop()
+	var during []string
+	for i := range 3 {
+		during = append(during, asyncJID(t, a, "m1", "test.echo", fmt.Sprintf("down %d", i)))
+	}
+	a.WaitFor("A answering from its spool", func() bool {
+		out, _ := a.Run("salt-run", "jobs.lookup_jid", during[2], "--out=json")
+		return strings.Contains(out, `"m1": "down 2"`)
+	})
+	if err := pg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pdb2, err := pg.SQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pdb2.Close()
+	for _, j := range during {
+		a.WaitFor("the return kept while the database was down", func() bool {
+			return tryCount(pdb2, "SELECT COUNT(*) FROM salt_returns WHERE jid = $1", j) >= 1
+		})
+		if n := countRows(t, pdb2, "SELECT COUNT(*) FROM salt_returns WHERE jid = $1", j); n != 1 {
+			t.Errorf("%d rows for %s", n, j)
+		}
+	}
+	out, _ = b.Run("salt-run", "jobs.lookup_jid", during[0], "--out=json")
+	if !strings.Contains(out, `"m1": "down 0"`) {
+		t.Errorf("B after the outage: %s", out)
+	}
 	for name, log := range map[string]string{"A": a.Logs["master"].String(), "B": b.Logs["master"].String()} {
 		if strings.Contains(log, pg.Pass) || strings.Contains(log, my.Pass) {
 			t.Errorf("master %s logged a database password", name)
