@@ -84,11 +84,20 @@ func (p *parser) value(depth int) (any, error) {
 
 func (p *parser) object(depth int) (any, error) {
 	p.i++ // {
-	m := New()
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
-		return m, nil
+		return New(), nil
+	}
+	// The pairs are gathered first so the map is made at its size once.
+	var buf [16]any
+	kv := buf[:0]
+	done := func() *Map {
+		m := NewSize(len(kv) / 2)
+		for i := 0; i < len(kv); i += 2 {
+			m.Set(kv[i], kv[i+1])
+		}
+		return m
 	}
 	for {
 		p.space()
@@ -108,7 +117,7 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.Set(k, v)
+		kv = append(kv, k, v)
 		p.space()
 		if p.i >= len(p.b) {
 			return nil, p.fail("unexpected end")
@@ -118,7 +127,7 @@ func (p *parser) object(depth int) (any, error) {
 			p.i++
 		case '}':
 			p.i++
-			return m, nil
+			return done(), nil
 		default:
 			return nil, p.fail("expected ',' or '}'")
 		}

@@ -182,7 +182,12 @@ func (mysqlDialect) successText(b bool) string {
 	return "0"
 }
 
-func (mysqlDialect) selectJIDs() string { return "SELECT `jid`, `load` FROM `jids` ORDER BY `jid`" }
+// selectJIDs reads the loads without a runner job's return and the
+// targeted minions (see pgDialect.selectJIDs); a load that is not JSON
+// the server can read comes whole.
+func (mysqlDialect) selectJIDs() string {
+	return "SELECT `jid`, COALESCE(JSON_REMOVE(`load`, '$.return', '$.Minions'), `load`) FROM `jids` ORDER BY `jid`"
+}
 
 func (d mysqlDialect) purge(ctx context.Context, tx *sql.Tx, keep time.Duration, archive bool) (int, error) {
 	var stamp string
@@ -311,9 +316,13 @@ func (pgDialect) insertEvents(n int) string {
 // successText is how psycopg2 writes a Python bool into varchar(10).
 func (pgDialect) successText(b bool) string { return strconv.FormatBool(b) }
 
-// selectJIDs reads the loads as text: PostgreSQL renders a jsonb faster
-// than it builds a smaller one from its parts.
-func (pgDialect) selectJIDs() string { return "SELECT jid, load::text FROM jids ORDER BY jid" }
+// selectJIDs reads the loads without what format_job_instance does not
+// show and can be large: a runner job's return (a jobs.list_jobs answer
+// holds every job) and the targeted minions. Removing keys from a jsonb
+// costs PostgreSQL less than building a smaller one from its parts.
+func (pgDialect) selectJIDs() string {
+	return "SELECT jid, (load - 'return' - 'Minions')::text FROM jids ORDER BY jid"
+}
 
 func (d pgDialect) purge(ctx context.Context, tx *sql.Tx, keep time.Duration, archive bool) (int, error) {
 	var stamp string
