@@ -31,6 +31,7 @@ type Master struct {
 	key   *rsa.PrivateKey
 	pub   string
 	jobs  *jobcache.Cache
+	jc    jobCaches   // master_job_cache, ext_job_cache, event_return (jobcaches.go)
 	bus   *Bus
 	eauth *eauthState // external_auth, tokens, publisher ACLs (eauth.go)
 
@@ -196,9 +197,16 @@ func (m *Master) Start(ctx context.Context) error {
 		return fmt.Errorf("start master: %w", err)
 	}
 	m.req = req
+	if err := m.startJobCaches(ctx); err != nil {
+		pub.Close()
+		req.Close()
+		m.stopJobCaches()
+		return fmt.Errorf("start master: %w", err)
+	}
 	if err := m.listenLocal(ctx); err != nil {
 		pub.Close()
 		req.Close()
+		m.stopJobCaches()
 		return fmt.Errorf("start master: %w", err)
 	}
 	mctx, cancel := context.WithCancel(ctx)
@@ -222,6 +230,7 @@ func (m *Master) Stop() {
 		m.pubSock.Close()
 	}
 	m.wg.Wait()
+	m.stopJobCaches()
 }
 
 // Subscribers is the number of connected publish subscribers.
@@ -263,13 +272,9 @@ func (m *Master) maintenance(ctx context.Context) {
 				m.rotateOrWarn("publish_session")
 				lastRotate = now
 			}
-			if now.Sub(lastClean) > time.Hour {
+			if now.Sub(lastClean) > m.cleanInterval() {
 				lastClean = now
-				if n, err := m.jobs.Clean(m.o.KeepJobs, now); err != nil {
-					m.log.Warn("clean job cache", logattr.Err, err)
-				} else if n > 0 {
-					m.log.Info("cleaned job cache", "removed", n)
-				}
+				m.cleanJobs(ctx)
 			}
 			m.seen.prune(now)
 			m.eauth.maintain(now)

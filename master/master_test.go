@@ -144,7 +144,7 @@ func TestHostileFrames(t *testing.T) {
 	if _, err := req.Do(ctx, make([]byte, 2<<20)); err == nil {
 		t.Fatal("oversized request answered")
 	}
-	if got := m.lookupJID(jid); got.Value("m1") != true {
+	if got, err := m.Runner(ctx, "jobs.lookup_jid", []any{jid}, nil); err != nil || got.(*ordered.Map).Value("m1") != true {
 		t.Fatalf("lookup_jid = %v", got)
 	}
 	// Still serving after all that.

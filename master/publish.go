@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -41,7 +40,9 @@ type PublishRequest struct {
 // expected to reach (CkMinions.check_minions), record the job, fire
 // salt/job/<jid>/new and publish the signed, encrypted load. The caller
 // is authenticated and authorized first (external_auth, the publisher
-// ACLs); a refusal is an *AuthError and publishes nothing.
+// ACLs); a refusal is an *AuthError and publishes nothing. The job's
+// load is stored under the master's own context, so a caller that goes
+// away after publishing never leaves a job without its load.
 func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []string, error) {
 	kind, err := target.ParseKind(r.TgtType)
 	if err != nil {
@@ -65,7 +66,11 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 	}
 	jid := r.JID
 	if jid == "" {
-		jid = protocol.NewJID(time.Now())
+		jid = m.newJID(ctx)
+	}
+	r.Ret = m.withExtJobCache(r.Ret)
+	if r.User == "" {
+		r.User = "root"
 	}
 	job := &protocol.Job{Fun: r.Fun, Arg: r.Arg, Tgt: r.Tgt, JID: jid, Ret: r.Ret, TgtType: string(kind),
 		User: r.User, Delimiter: r.Delimiter, Kwargs: ordered.New()}
@@ -83,9 +88,7 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 	for i, id := range minions {
 		ids[i] = id
 	}
-	if err := m.jobs.SaveLoad(jid, load, minions); err != nil {
-		m.log.Warn("job cache", logattr.JID, jid, logattr.Err, err)
-	}
+	m.saveJobLoad(m.baseContext(), jid, load, minions)
 	m.bus.Fire(jid, ordered.FromPairs("minions", ids))
 	m.bus.Fire(protocol.JobNewTag(jid), ordered.FromPairs("jid", jid, "tgt_type", string(kind), "tgt", r.Tgt,
 		"user", r.User, "fun", r.Fun, "arg", orList(r.Arg), "minions", ids, "missing", []any{}))

@@ -150,7 +150,7 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 	var ret any
 	switch cmd {
 	case protocol.CmdReturn:
-		ret = m.onReturn(load)
+		ret = m.onReturn(ctx, load)
 	case protocol.CmdPillar:
 		p := m.onPillar(ctx, req.ID, load)
 		sealed, err := crypt.SealPrivate(m.key, npub, p, "pillar", nonce, orAlgo(req.EncAlgo, crypt.OAEPSHA1), orAlgo(req.SigAlgo, crypt.PKCS1v15SHA1))
@@ -237,14 +237,20 @@ func (n *nonces) prune(now time.Time) {
 }
 
 // onReturn is AESFuncs._return: store in the job cache and fire
-// salt/job/<jid>/ret/<id>. A second return is dropped as a replay.
-func (m *Master) onReturn(load *ordered.Map) any {
+// salt/job/<jid>/ret/<id>. A second return is dropped as a replay
+// (where the job cache can tell: local_cache).
+func (m *Master) onReturn(ctx context.Context, load *ordered.Map) any {
 	r, err := protocol.ParseReturn(load)
 	if err != nil {
 		m.log.Warn("bad _return load", logattr.Err, err)
 		return false
 	}
-	if err := m.jobs.SaveReturn(r); err != nil {
+	jid, err := m.storeReturn(ctx, load, r)
+	if jid != r.JID {
+		load = load.Copy()
+		load.Set("jid", jid)
+	}
+	if err != nil {
 		if errors.Is(err, jobcache.ErrDuplicate) {
 			m.log.Error("An extra return was detected from minion, please verify the minion, this could be a replay attack", "id", r.ID, logattr.JID, r.JID)
 			return false

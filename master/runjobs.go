@@ -25,6 +25,7 @@ func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw 
 	if user == "" {
 		user = "UNKNOWN"
 	}
+	ctx = withRunJID(ctx, jid)
 	funArgs := append([]any{}, orList(args)...)
 	if kw != nil && kw.Len() > 0 {
 		funArgs = append(funArgs, kw)
@@ -49,7 +50,7 @@ func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw 
 		data.Set("success", true)
 	}
 	if v, set := m.o.Raw.Get("runner_returns"); !set || modules.Truthy(v) {
-		m.storeRunnerJob(jid, data)
+		m.storeRunnerJob(ctx, jid, data)
 	}
 	m.bus.Fire("salt/run/"+jid+"/ret", data)
 	return ret, err
@@ -59,11 +60,12 @@ func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw 
 // master's id as id and tgt, the job data as return, fun and user
 // copied up, no arg and no tgt_type (so format_job_instance shows []
 // and "list"); and the data as the master's return.
-func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
+func (m *Master) storeRunnerJob(ctx context.Context, jid string, data *ordered.Map) {
 	id := m.ID()
 	load := ordered.FromPairs("id", id, "tgt", id, "jid", jid, "return", data,
 		"fun", data.Value("fun"), "user", data.Value("user"))
-	if err := m.jobs.SaveLoad(jid, load, nil); err != nil {
+	st := m.store()
+	if err := st.SaveLoad(ctx, jid, load, nil); err != nil {
 		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
 		return
 	}
@@ -72,7 +74,7 @@ func (m *Master) storeRunnerJob(jid string, data *ordered.Map) {
 	if !ok {
 		r.Retcode = 1
 	}
-	if err := m.jobs.SaveReturn(r); err != nil {
+	if err := st.Returner(ctx, r.SaltMap()); err != nil {
 		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
 	}
 }

@@ -7,39 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/state/target"
 )
-
-// printJob is jobs.print_job (salt/runners/jobs.py): {jid: job info
-// with StartTime and Result}. Result is local_cache.get_jid: each
-// minion's stored return dict, with "out" when the minion named an
-// outputter. An unknown jid gives Salt's "Error" entry and an empty
-// Result.
-func (m *Master) printJob(jid string) *ordered.Map {
-	var info *ordered.Map
-	if load, err := m.jobs.Load(jid); err == nil {
-		info = jobInfo(jid, load)
-	} else {
-		info = ordered.FromPairs("Error", "Cannot contact returner or no job with this jid",
-			"StartTime", jobcache.FormatJIDTime(jid))
-	}
-	res := ordered.New()
-	rets, _ := m.jobs.Returns(jid)
-	for _, id := range sortedKeys(rets) {
-		r := rets[id]
-		e := ordered.FromPairs("return", r.Return, "retcode", r.Retcode, "success", r.Success)
-		if r.Out != "" {
-			e.Set("out", r.Out)
-		}
-		res.Set(id, e)
-	}
-	info.Set("Result", res)
-	return ordered.FromPairs(jid, info)
-}
 
 // versionLabels are manage.versions' labels by comparison result.
 var versionLabels = map[int]string{

@@ -64,7 +64,7 @@ func (m *Master) runWheel(ctx context.Context, jid, fun string, kw *ordered.Map,
 		data.Set("return", ret)
 		data.Set("success", true)
 	}
-	m.storeWheelJob(jid, data, kw)
+	m.storeWheelJob(ctx, jid, data, kw)
 	// fire_event sets _stamp in the caller's data, so the answer has
 	// the ret event's.
 	stamp := protocol.EventStamp(time.Now())
@@ -76,7 +76,7 @@ func (m *Master) runWheel(ctx context.Context, jid, fun string, kw *ordered.Map,
 
 // storeWheelJob is store_job for a wheel call: as a runner's, with the
 // call's arguments as fun_args.
-func (m *Master) storeWheelJob(jid string, data, kw *ordered.Map) {
+func (m *Master) storeWheelJob(ctx context.Context, jid string, data, kw *ordered.Map) {
 	job := data.Copy()
 	job.Delete("tag")
 	funArgs := []any{}
@@ -84,7 +84,7 @@ func (m *Master) storeWheelJob(jid string, data, kw *ordered.Map) {
 		funArgs = append(funArgs, kw)
 	}
 	job.Set("fun_args", funArgs)
-	m.storeRunnerJob(jid, job)
+	m.storeRunnerJob(ctx, jid, job)
 }
 
 // wheelArgs are a wheel call's keyword arguments, read as the Python

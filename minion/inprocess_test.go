@@ -74,7 +74,7 @@ func TestInProcess(t *testing.T) {
 	}
 	for range 2 {
 		ch, unsub := m.Bus().Subscribe()
-		jid, minions, err := m.Publish(master.PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
+		jid, minions, err := m.Publish(t.Context(), master.PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
 		if err != nil || len(minions) != 3 {
 			t.Fatalf("publish: %v %v", minions, err)
 		}

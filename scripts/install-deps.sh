@@ -38,13 +38,18 @@ fi
 # rpm, createrepo-c: `make repo`'s YUM repodata and the package tests
 # (internal/tools/pkgtool: rpm -qp, rpm --root); gpgv: apt-get's check of
 # the signed test repository (usually there with apt).
+# mariadb-server, postgresql: the throwaway database servers of the job
+# cache tests (internal/testsupport/dbtest starts its own mariadbd and
+# postgres in temporary directories; the packages' services stay stopped).
 pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl curl
-	rpm createrepo-c gpgv)
+	rpm createrepo-c gpgv mariadb-server mariadb-client postgresql)
 # libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
 # with cgo against libpam, and its tests authenticate a real user.
 pkgs+=(libpam0g-dev gcc)
 if [ "$bench" -eq 1 ]; then
-	pkgs+=(ansible-core hyperfine)
+	# python3-psycopg2, python3-mysqldb: Salt's own database returners'
+	# drivers, for bench/minionswarm/saltret.py (Salt's per-return inserts).
+	pkgs+=(ansible-core hyperfine python3-psycopg2 python3-mysqldb)
 fi
 
 missing=()
@@ -85,6 +90,8 @@ fi
 # an init system exists; the harness does not need it, so stop it quietly.
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
 	systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+	# Likewise the database services: the tests run their own servers.
+	systemctl disable --now mariadb.service postgresql.service >/dev/null 2>&1 || true
 fi
 
 # sshd refuses to start without its privilege-separation directory, which is

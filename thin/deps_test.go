@@ -12,7 +12,8 @@ import (
 // alone was a quarter of it (internal/httpget does the thin's fetching).
 // The core flavor, sent on first contact, links no TLS, no file client,
 // no template engine, no state system, no minion and no YAML parser
-// either (a grains file sends the host the full thin): each would put
+// either (a grains file sends the host the full thin), nor a database
+// driver: each would put
 // megabytes back on every cold host.
 func TestThinDeps(t *testing.T) {
 	transport := []string{"golang.org/x/crypto/ssh", "github.com/pkg/sftp", "net/http"}
@@ -27,7 +28,9 @@ func TestThinDeps(t *testing.T) {
 			brine + "state/modules/file", brine + "state/apply",
 			brine + "state/modules/sys", brine + "state/states", brine + "state/compile", brine + "state/render", brine + "state/run", brine + "state/pillar",
 			brine + "state/fileclient", brine + "minion", brine + "internal/httpget",
-			brine + "internal/saltyaml", brine + "state/coregrains/grainsyaml", "go.yaml.in/yaml", "gopkg.in/yaml.v3"}, transport...)},
+			brine + "internal/saltyaml", brine + "state/coregrains/grainsyaml", "go.yaml.in/yaml", "gopkg.in/yaml.v3",
+			// The database returners belong to the minion and the full thin.
+			"database/sql", "github.com/go-sql-driver/mysql", "github.com/jackc/pgx"}, transport...)},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", tc.pkg).CombinedOutput()

@@ -51,6 +51,9 @@ func run() int {
 	retPort := flag.Int("ret", 0, "internal: ret port for -serve-master")
 	workdir := flag.String("workdir", "/var/tmp", "where the master's pki_dir and cachedir are made (a file system like /var's, where Salt keeps them; "+
 		"on the bench machine creating files under /tmp costs about 1 ms each, 30 times /var/tmp)")
+	jobCaches := flag.String("job-caches", "", "measure these master_job_cache returners instead of test.ping rounds (local_cache,pgjsonb,mysql); "+
+		"the databases are throwaway servers (internal/testsupport/dbtest)")
+	listJobs := flag.Int("list-jobs", 10000, "with -job-caches: jobs in the cache when jobs.list_jobs is timed")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
 	flag.Parse()
 	raiseNoFile()
@@ -69,15 +72,40 @@ func run() int {
 		}
 		return 0
 	}
+	runs := []*cacheRun{nil}
+	if *jobCaches != "" {
+		var stop func()
+		var err error
+		if runs, stop, err = startCaches(*jobCaches, *pings, *listJobs); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer stop()
+		// An interrupt stops the database servers too.
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() { <-sig; stop(); os.Exit(130) }()
+	}
 	for _, f := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
+		for _, jc := range runs {
+			if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+	}
+	if *jobCaches != "" {
+		fmt.Println("\n| job cache | minions | all stored, after the last return (median) | first return → all stored (median) | jobs.lookup_jid (median) | jobs listed | jobs.list_jobs (median) | as many returns stored the way Salt's returner does it vs by a Brine store |")
+		fmt.Println("|---|---|---|---|---|---|---|---|")
+		for _, jc := range runs {
+			for _, l := range jc.results {
+				fmt.Println(l)
+			}
 		}
 	}
 	return 0
@@ -139,7 +167,7 @@ func keys(dir string, n int) ([]*rsa.PrivateKey, error) {
 	return out, nil
 }
 
-func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string) error {
+func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string, jc *cacheRun) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
@@ -154,6 +182,14 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 	}
 	defer os.RemoveAll(dir)
 	mo := masterOptions(dir, freePort(), freePort(), workers)
+	if jc != nil {
+		jc.configure(&mo)
+		// A child master reads the job cache settings (a password among
+		// them) from a 0600 file, not its command line.
+		if err := writeRaw(filepath.Join(dir, "jobcache.json"), mo.Raw); err != nil {
+			return err
+		}
+	}
 	var b backend
 	if split {
 		b, err = startChild(ctx, dir, mo, cpuProfile)
@@ -215,8 +251,14 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("minions=%d keys=%s auth_all=%s connect_all=%s goroutines=%d heap=%dMiB load=%s\n", n, keyTime.Round(time.Millisecond),
 		authAll.Round(time.Millisecond), connect.Round(time.Millisecond), runtime.NumGoroutine(), ms.HeapAlloc>>20, loadavg())
+	if jc != nil {
+		if err := jc.measure(ctx, b, mo.CacheDir, n); err != nil {
+			return err
+		}
+		pings = 0
+	}
 	for r := range pings {
-		got, expected, first, last, err := b.ping(ctx)
+		_, got, expected, first, last, err := b.ping(ctx)
 		if err != nil {
 			return err
 		}
@@ -241,7 +283,9 @@ type backend interface {
 	// masterRSS is the master process's resident set now and at its
 	// peak (VmRSS, VmHWM), in bytes; in-process, minions are included.
 	masterRSS() (cur, peak int64)
-	ping(ctx context.Context) (got, expected int, first, last time.Duration, err error)
+	ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error)
+	// runner runs a runner function on the master.
+	runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error)
 	stop()
 }
 
@@ -330,15 +374,20 @@ func procRSS(pid string) (cur, peak int64) {
 
 // ping publishes test.ping to every minion and times the first and the
 // last return from the moment of publishing.
-func (b *inProcess) ping(ctx context.Context) (got, expected int, first, last time.Duration, err error) {
+func (b *inProcess) ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error) {
 	ch, unsub := b.m.Bus().Subscribe()
 	defer unsub()
 	t0 := time.Now()
 	jid, minions, err := b.m.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return "", 0, 0, 0, 0, err
 	}
-	return collect(ctx, ch, jid, len(minions), t0)
+	got, expected, first, last, err = collect(ctx, ch, jid, len(minions), t0)
+	return jid, got, expected, first, last, err
+}
+
+func (b *inProcess) runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	return b.m.Runner(ctx, fun, args, kw)
 }
 
 func collect(ctx context.Context, ch <-chan master.Event, jid string, n int, t0 time.Time) (got, expected int, first, last time.Duration, err error) {
@@ -372,7 +421,6 @@ func collect(ctx context.Context, ch <-chan master.Event, jid string, n int, t0 
 type child struct {
 	cmd     *exec.Cmd
 	sock    string
-	rets    chan master.Event
 	dir     string
 	pubPort int
 }
@@ -391,7 +439,7 @@ func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile s
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, sock: mo.LocalSocket(), rets: make(chan master.Event, 100000), dir: dir, pubPort: mo.PublishPort}
+	c := &child{cmd: cmd, sock: mo.LocalSocket(), dir: dir, pubPort: mo.PublishPort}
 	var cl *master.Client
 	for range 300 {
 		var err error
@@ -404,18 +452,7 @@ func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile s
 		cmd.Process.Kill()
 		return nil, fmt.Errorf("master child did not start")
 	}
-	ch, err := cl.Events(ctx)
-	if err != nil {
-		return nil, err
-	}
-	go func() {
-		for ev := range ch {
-			if strings.Contains(ev.Tag, "/ret/") {
-				c.rets <- ev
-			}
-		}
-		close(c.rets)
-	}()
+	cl.Close()
 	return c, nil
 }
 
@@ -440,19 +477,43 @@ func (c *child) connected() int {
 	return n
 }
 
-func (c *child) ping(ctx context.Context) (got, expected int, first, last time.Duration, err error) {
+func (c *child) ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error) {
 	time.Sleep(2 * time.Second) // let the last minions finish subscribing
 	cl, err := master.Dial(ctx, c.sock)
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return "", 0, 0, 0, 0, err
 	}
 	defer cl.Close()
+	// A stream of its own for each round: the master drops a reader
+	// that stalls for 10 s, as one starved by 5,000 sign-ins can.
+	ec, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return "", 0, 0, 0, 0, err
+	}
+	defer ec.Close()
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events, err := ec.Events(ectx)
+	if err != nil {
+		return "", 0, 0, 0, 0, err
+	}
 	t0 := time.Now()
 	jid, minions, err := cl.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return "", 0, 0, 0, 0, err
 	}
-	return collect(ctx, c.rets, jid, len(minions), t0)
+	got, expected, first, last, err = collect(ctx, events, jid, len(minions), t0)
+	return jid, got, expected, first, last, err
+}
+
+// runner is salt-run's path: a runner request on the local socket.
+func (c *child) runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
+	cl, err := master.Dial(ctx, c.sock)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	return cl.Runner(ctx, fun, args, kw)
 }
 
 func (c *child) accepted() int { return acceptedKeys(filepath.Join(c.dir, "pki")) }
@@ -468,7 +529,11 @@ func (c *child) stop() {
 func serveMaster(dir string, pub, ret, workers int) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	m, err := master.New(masterOptions(dir, pub, ret, workers), slog.New(slog.DiscardHandler))
+	mo := masterOptions(dir, pub, ret, workers)
+	if raw, err := readRaw(filepath.Join(dir, "jobcache.json")); err == nil {
+		mo.Raw = raw
+	}
+	m, err := master.New(mo, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/allmodules"
-	_ "github.com/brinesalt/brine/state/states/allstates" // state.apply on the minion
+	_ "github.com/brinesalt/brine/state/returners/sqlreturners" // --return mysql/pgjsonb, ext_job_cache
+	_ "github.com/brinesalt/brine/state/states/allstates"       // state.apply on the minion
 )
 
 func main() {

@@ -13,6 +13,10 @@ import (
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/allmodules"
+	// The database returners, for the promoted minion's --return
+	// mysql/pgjsonb and ext_job_cache: 4.5 MB of the full thin's 16.9 MB
+	// (docs/BENCHMARKS.md); the core flavor has none.
+	_ "github.com/brinesalt/brine/state/returners/sqlreturners"
 	_ "github.com/brinesalt/brine/state/states/allstates"
 	"github.com/brinesalt/brine/thin"
 	_ "github.com/brinesalt/brine/thin/promote"

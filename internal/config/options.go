@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -98,11 +99,27 @@ func unknownKeys[T any](raw *ordered.Map, table []Option[T]) []string {
 	}
 	var out []string
 	for _, k := range raw.StringKeys() {
-		if !known[k] {
+		if !known[k] && !isReturnerOption(k) {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// returnerNames are the returners whose settings sit in a daemon's
+// config, read by the returner itself (salt/returners/__init__.py
+// get_returner_options): <name>.<attr>, <name>: {…} and, for
+// --return_config, <profile>.<name>.<attr> and <profile>.<name>: {…}.
+var returnerNames = []string{"mysql", "returner.mysql", "pgjsonb", "returner.pgjsonb", "rawfile_json", "syslog"}
+
+// isReturnerOption reports whether key is a returner's setting.
+func isReturnerOption(key string) bool {
+	for _, n := range returnerNames {
+		if key == n || strings.HasPrefix(key, n+".") || strings.HasSuffix(key, "."+n) || strings.Contains(key, "."+n+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // MasterOptions returns the master config's option table.

@@ -8,6 +8,7 @@
 package jobcache
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -37,11 +39,23 @@ var ErrDuplicate = errors.New("duplicate return")
 // ErrUnknownJob is a return for a jid the cache does not hold.
 var ErrUnknownJob = errors.New("unknown job")
 
-// Cache is cachedir/jobs.
-type Cache struct{ Dir string }
+// Cache is cachedir/jobs, the local_cache Store.
+type Cache struct {
+	Dir string
+	// UniqueJID is unique_jid: new jids end in "_<pid>".
+	UniqueJID bool
+}
 
 // New returns the cache under cachedir.
 func New(cachedir string) *Cache { return &Cache{Dir: filepath.Join(cachedir, "jobs")} }
+
+func init() {
+	Register("local_cache", func(_ context.Context, c Config) (Store, error) {
+		jc := New(c.CacheDir)
+		jc.UniqueJID = c.UniqueJID
+		return jc, nil
+	})
+}
 
 // JIDDir is salt.utils.jid.jid_dir with hash_type sha256.
 func (c *Cache) JIDDir(jid string) string {
@@ -88,8 +102,38 @@ func read(path string) (any, error) {
 	return protocol.Unmarshal(b)
 }
 
+// Name is "local_cache".
+func (c *Cache) Name() string { return "local_cache" }
+
+// PrepJID is local_cache.prep_jid: a passed jid as it is; otherwise a
+// new one whose directory this call creates, so two jobs never share a
+// jid in one cache (a clash makes another, five times at most).
+func (c *Cache) PrepJID(_ context.Context, passed string) (string, error) {
+	if passed != "" {
+		return passed, nil
+	}
+	for range 5 {
+		jid := NewJID(c.UniqueJID)
+		dir := c.JIDDir(jid)
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return "", fmt.Errorf("prep jid: %w", err)
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			return "", fmt.Errorf("prep jid: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "jid"), []byte(jid), 0o600); err != nil {
+			return "", fmt.Errorf("prep jid: %w", err)
+		}
+		return jid, nil
+	}
+	return "", fmt.Errorf("prep jid: could not store a jid after 5 tries: %w", ErrDuplicate)
+}
+
 // SaveLoad records a published job: its load and the minions expected.
-func (c *Cache) SaveLoad(jid string, load *ordered.Map, minions []string) error {
+func (c *Cache) SaveLoad(_ context.Context, jid string, load *ordered.Map, minions []string) error {
 	dir := c.JIDDir(jid)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("save job %s: %w", jid, err)
@@ -110,47 +154,75 @@ func (c *Cache) SaveLoad(jid string, load *ordered.Map, minions []string) error 
 	return nil
 }
 
-// SaveReturn stores one minion's return. A jid the cache does not know
-// wraps ErrUnknownJob; a second return from the minion ErrDuplicate.
-func (c *Cache) SaveReturn(r *protocol.Return) error {
-	dir := c.JIDDir(r.JID)
-	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("save return %s from %s: %w", r.JID, r.ID, ErrUnknownJob)
+// Returner stores one minion's return dict: return, retcode and success
+// in return.p, out in out.p. A jid the cache does not know wraps
+// ErrUnknownJob; a second return from the minion ErrDuplicate.
+func (c *Cache) Returner(_ context.Context, ret *ordered.Map) error {
+	jid, _ := ret.Value("jid").(string)
+	id, _ := ret.Value("id").(string)
+	if jid == "" || id == "" || !validName(id) {
+		return fmt.Errorf("save return %q from %q: %w", jid, id, protocol.ErrBadLoad)
 	}
-	hn := filepath.Join(dir, r.ID)
+	dir := c.JIDDir(jid)
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("save return %s from %s: %w", jid, id, ErrUnknownJob)
+	}
+	hn := filepath.Join(dir, id)
 	if err := os.Mkdir(hn, 0o700); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("save return %s from %s: %w", r.JID, r.ID, ErrDuplicate)
+			return fmt.Errorf("save return %s from %s: %w", jid, id, ErrDuplicate)
 		}
-		return fmt.Errorf("save return %s from %s: %w", r.JID, r.ID, err)
+		return fmt.Errorf("save return %s from %s: %w", jid, id, err)
 	}
-	ret := ordered.FromPairs("return", r.Return, "retcode", r.Retcode, "success", r.Success)
-	if err := write(filepath.Join(hn, ReturnP), ret); err != nil {
-		return fmt.Errorf("save return %s from %s: %w", r.JID, r.ID, err)
+	stored := ordered.New()
+	for _, k := range []string{"return", "retcode", "success"} {
+		if v, ok := ret.Get(k); ok {
+			stored.Set(k, v)
+		}
 	}
-	if r.Out != "" {
-		if err := write(filepath.Join(hn, OutP), r.Out); err != nil {
-			return fmt.Errorf("save return %s from %s: %w", r.JID, r.ID, err)
+	if err := write(filepath.Join(hn, ReturnP), stored); err != nil {
+		return fmt.Errorf("save return %s from %s: %w", jid, id, err)
+	}
+	if out, ok := ret.Get("out"); ok {
+		if err := write(filepath.Join(hn, OutP), out); err != nil {
+			return fmt.Errorf("save return %s from %s: %w", jid, id, err)
 		}
 	}
 	return nil
 }
 
-// Load returns a job's publish load.
-func (c *Cache) Load(jid string) (*ordered.Map, error) {
+// validName is a minion id that is one path element.
+func validName(id string) bool {
+	return id != "." && id != ".." && !strings.ContainsAny(id, "/\x00") && !strings.HasPrefix(id, ".")
+}
+
+// GetLoad is local_cache.get_load: the job's load, with the targeted
+// minions (sorted) under "Minions".
+func (c *Cache) GetLoad(_ context.Context, jid string) (*ordered.Map, error) {
 	v, err := read(filepath.Join(c.JIDDir(jid), LoadP))
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("load job %s: %w", jid, ErrUnknownJob)
+		}
 		return nil, fmt.Errorf("load job %s: %w", jid, err)
 	}
 	m, ok := v.(*ordered.Map)
 	if !ok {
 		return nil, fmt.Errorf("load job %s: not a map: %w", jid, protocol.ErrBadLoad)
 	}
+	if ids := c.minions(jid); len(ids) > 0 {
+		sort.Strings(ids)
+		l := make([]any, len(ids))
+		for i, id := range ids {
+			l[i] = id
+		}
+		m.Set("Minions", l)
+	}
 	return m, nil
 }
 
-// Minions returns the ids a job targeted.
-func (c *Cache) Minions(jid string) []string {
+// minions returns the ids a job targeted.
+func (c *Cache) minions(jid string) []string {
 	v, _ := read(filepath.Join(c.JIDDir(jid), MinionsP))
 	var out []string
 	l, _ := v.([]any)
@@ -162,41 +234,118 @@ func (c *Cache) Minions(jid string) []string {
 	return out
 }
 
-// Return is one stored return.
-type Return struct {
-	Return  any
-	Retcode int
-	Success bool
-	Out     string
-}
-
-// Returns returns the stored returns of a job by minion id.
-func (c *Cache) Returns(jid string) (map[string]Return, error) {
+// GetJID is local_cache.get_jid: each minion's stored return dict
+// ({return, retcode, success}), with "out" when it named an outputter,
+// by minion id in name order. An unknown jid is an empty map.
+func (c *Cache) GetJID(_ context.Context, jid string) (*ordered.Map, error) {
 	dir := c.JIDDir(jid)
+	out := ordered.New()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return out, nil
+		}
 		return nil, fmt.Errorf("returns of %s: %w", jid, err)
 	}
-	out := map[string]Return{}
 	for _, e := range ents {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		v, err := read(filepath.Join(dir, e.Name(), ReturnP))
 		if err != nil {
 			continue
 		}
-		m, _ := v.(*ordered.Map)
-		r := Return{Return: m.Value("return")}
-		r.Retcode, _ = protocol.AsInt(m.Value("retcode"))
-		r.Success, _ = m.Value("success").(bool)
-		if o, err := read(filepath.Join(dir, e.Name(), OutP)); err == nil {
-			r.Out, _ = o.(string)
+		m, ok := v.(*ordered.Map)
+		if !ok || !m.Has("return") {
+			// Salt's old layout: return.p held only the return.
+			m = ordered.FromPairs("return", v)
 		}
-		out[e.Name()] = r
+		if o, err := read(filepath.Join(dir, e.Name(), OutP)); err == nil {
+			m.Set("out", o)
+		}
+		out.Set(e.Name(), m)
 	}
 	return out, nil
 }
+
+// GetFun is not a local_cache function.
+func (c *Cache) GetFun(context.Context, string) (*ordered.Map, error) {
+	return nil, fmt.Errorf("local_cache.get_fun: %w", ErrUnsupported)
+}
+
+// GetMinions is not a local_cache function.
+func (c *Cache) GetMinions(context.Context) ([]string, error) {
+	return nil, fmt.Errorf("local_cache.get_minions: %w", ErrUnsupported)
+}
+
+// GetJIDs is local_cache.get_jids: every job whose load reads, oldest
+// first, its jid from the load as _walk_through takes it (the jid file
+// when the load has none). The directories are read by a few workers.
+func (c *Cache) GetJIDs(ctx context.Context) ([]Job, error) {
+	tops, _ := os.ReadDir(c.Dir)
+	work := make(chan string)
+	var mu sync.Mutex
+	var out []Job
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []Job
+			for top := range work {
+				mine = append(mine, readJobs(top)...)
+			}
+			mu.Lock()
+			out = append(out, mine...)
+			mu.Unlock()
+		}()
+	}
+	for _, t := range tops {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- filepath.Join(c.Dir, t.Name())
+	}
+	close(work)
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].JID < out[j].JID })
+	return out, ctx.Err()
+}
+
+// readJobs reads the loads of the jobs under one top directory.
+func readJobs(top string) []Job {
+	subs, _ := os.ReadDir(top)
+	out := make([]Job, 0, len(subs))
+	for _, s := range subs {
+		dir := filepath.Join(top, s.Name())
+		v, err := read(filepath.Join(dir, LoadP))
+		if err != nil {
+			continue
+		}
+		m, ok := v.(*ordered.Map)
+		if !ok {
+			continue
+		}
+		jid, _ := m.Value("jid").(string)
+		if jid == "" {
+			b, err := os.ReadFile(filepath.Join(dir, "jid"))
+			if err != nil {
+				continue
+			}
+			jid = strings.TrimSpace(string(b))
+		}
+		out = append(out, Job{JID: jid, Load: m})
+	}
+	return out
+}
+
+// CleanOldJobs is local_cache.clean_old_jobs (see Clean).
+func (c *Cache) CleanOldJobs(_ context.Context, keep time.Duration) (int, error) {
+	return c.Clean(keep, time.Now())
+}
+
+// Close does nothing: every write is on disk when it returns.
+func (c *Cache) Close() error { return nil }
 
 // JIDs lists the cached job ids, oldest first.
 func (c *Cache) JIDs() []string {

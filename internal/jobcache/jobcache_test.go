@@ -1,6 +1,7 @@
 package jobcache
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,12 +14,13 @@ import (
 
 func TestCache(t *testing.T) {
 	c := New(t.TempDir())
+	ctx := context.Background()
 	jid := "20261201020304123456"
-	if err := c.SaveReturn(&protocol.Return{ID: "m1", JID: jid}); !errors.Is(err, ErrUnknownJob) {
+	if err := c.Returner(ctx, (&protocol.Return{ID: "m1", JID: jid}).SaltMap()); !errors.Is(err, ErrUnknownJob) {
 		t.Fatalf("return before load: %v", err)
 	}
 	load := ordered.FromPairs("fun", "test.ping", "arg", []any{}, "tgt", "*", "jid", jid)
-	if err := c.SaveLoad(jid, load, []string{"m1", "m2"}); err != nil {
+	if err := c.SaveLoad(ctx, jid, load, []string{"m1", "m2"}); err != nil {
 		t.Fatal(err)
 	}
 	// Salt's layout: jobs/<sha256[:2]>/<sha256[2:]>/{jid,.load.p,.minions.p}.
@@ -31,21 +33,29 @@ func TestCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.SaveReturn(&protocol.Return{ID: "m1", JID: jid, Return: true, Success: true, Out: "nested"}); err != nil {
+	if err := c.Returner(ctx, (&protocol.Return{ID: "m1", JID: jid, Return: true, Success: true, Out: "nested"}).SaltMap()); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SaveReturn(&protocol.Return{ID: "m1", JID: jid, Return: false}); !errors.Is(err, ErrDuplicate) {
+	if err := c.Returner(ctx, (&protocol.Return{ID: "m1", JID: jid, Return: false}).SaltMap()); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("duplicate: %v", err)
 	}
-	rets, err := c.Returns(jid)
-	if err != nil || len(rets) != 1 || rets["m1"].Return != true || rets["m1"].Out != "nested" || !rets["m1"].Success {
+	if err := c.Returner(ctx, (&protocol.Return{ID: "../x", JID: jid}).SaltMap()); !errors.Is(err, protocol.ErrBadLoad) {
+		t.Fatalf("id with a slash: %v", err)
+	}
+	rets, err := c.GetJID(ctx, jid)
+	m1, _ := rets.Value("m1").(*ordered.Map)
+	if err != nil || rets.Len() != 1 || m1.Value("return") != true || m1.Value("out") != "nested" || m1.Value("success") != true {
 		t.Fatalf("returns = %+v, %v", rets, err)
 	}
-	if got := c.Minions(jid); len(got) != 2 {
-		t.Fatalf("minions = %v", got)
-	}
-	if l, err := c.Load(jid); err != nil || l.Value("fun") != "test.ping" {
+	l, err := c.GetLoad(ctx, jid)
+	if err != nil || l.Value("fun") != "test.ping" || len(l.Value("Minions").([]any)) != 2 {
 		t.Fatalf("load = %v, %v", l, err)
+	}
+	if _, err := c.GetLoad(ctx, "20000101000000000000"); !errors.Is(err, ErrUnknownJob) {
+		t.Fatalf("unknown load: %v", err)
+	}
+	if j, err := New(t.TempDir()).PrepJID(ctx, ""); err != nil || !IsJID(j) {
+		t.Fatalf("prep_jid = %q, %v", j, err)
 	}
 	if got := c.JIDs(); len(got) != 1 || got[0] != jid {
 		t.Fatalf("jids = %v", got)

@@ -254,3 +254,22 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+type fakeDict int
+
+func (d fakeDict) Len() int                  { return int(d) }
+func (d fakeDict) Range(func(k, v any) bool) {}
+
+func TestTruthy(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want bool
+	}{
+		{nil, false}, {false, false}, {true, true}, {0, false}, {3, true}, {int64(0), false}, {0.0, false}, {0.5, true},
+		{"", false}, {"0", true}, {[]any{}, false}, {[]any{nil}, true}, {fakeDict(0), false}, {fakeDict(1), true}, {struct{}{}, true},
+	} {
+		if got := Truthy(tc.v); got != tc.want {
+			t.Errorf("Truthy(%#v) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+}

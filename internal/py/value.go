@@ -204,3 +204,29 @@ func FormatFloat(f float64) string {
 	}
 	return mant + "e" + string(sign) + digits
 }
+
+// Truthy is Python's bool(v) over the value model: None, False, zero,
+// and empty strings, lists and dicts are false.
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case int64:
+		return x != 0
+	case uint64:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case Dict:
+		return x.Len() > 0
+	}
+	return true
+}

@@ -1,31 +1,35 @@
 package sshrun
 
 import (
+	"context"
 	"os/user"
 
 	"github.com/brinesalt/brine/internal/jobcache"
+	// The database job caches: master_job_cache mysql or pgjsonb.
+	_ "github.com/brinesalt/brine/internal/jobcache/sqlcache"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/sshexec"
 )
 
-// jobRecord writes a salt-ssh run into the master's job cache
-// (<cachedir>/jobs, the local_cache returner), as salt/client/ssh/
-// __init__.py SSH.run does with save_load and cache_job, so that
-// salt-run jobs.lookup_jid and jobs.list_jobs show salt-ssh runs beside
-// master jobs. A cache that cannot be written is logged, never the end
-// of the run (Salt logs "Could not save load").
+// jobRecord writes a salt-ssh run into the master's job cache, the
+// master_job_cache returner (local_cache, cachedir/jobs, by default;
+// mysql or pgjsonb the database, through the same spool as the master),
+// as salt/client/ssh/__init__.py SSH.run does with save_load and
+// cache_job, so that salt-run jobs.lookup_jid and jobs.list_jobs show
+// salt-ssh runs beside master jobs. A cache that cannot be written is
+// logged, never the end of the run (Salt logs "Could not save load").
 type jobRecord struct {
 	sr    *Run
 	fun   string
-	cache *jobcache.Cache
+	cache jobcache.Store
 }
 
 // startJob saves the run's load: {jid, tgt_type, tgt, user, fun, arg},
 // where arg is Settings.JobArgs (the command line after the function as
 // typed) and a raw shell run is the function "ssh._raw".
-func (sr *Run) startJob() *jobRecord {
+func (sr *Run) startJob(ctx context.Context) *jobRecord {
 	fun, arg := sr.s.Fun, sr.s.JobArgs
 	if sr.s.Raw {
 		fun = "ssh._raw"
@@ -39,12 +43,31 @@ func (sr *Run) startJob() *jobRecord {
 	for i, t := range sr.targets {
 		ids[i] = t.ID
 	}
-	c := jobcache.New(sr.cfg.CacheDir)
-	if err := c.SaveLoad(sr.job.JID, load, ids); err != nil {
-		sr.log.Error("Could not save load with returner local_cache", logattr.JID, sr.job.JID, logattr.Err, err)
+	name, _ := sr.cfg.Raw.Value("master_job_cache").(string)
+	if name == "" {
+		name = "local_cache"
+	}
+	c, err := jobcache.Open(ctx, name, jobcache.Config{Lookup: func(k string) any { return sr.cfg.Raw.Value(k) },
+		CacheDir: sr.cfg.CacheDir, Log: sr.log})
+	if err != nil {
+		sr.log.Error("Could not save load with returner "+name, logattr.JID, sr.job.JID, logattr.Err, err)
+		return &jobRecord{sr: sr, fun: fun}
+	}
+	if err := c.SaveLoad(ctx, sr.job.JID, load, ids); err != nil {
+		sr.log.Error("Could not save load with returner "+name, logattr.JID, sr.job.JID, logattr.Err, err)
+		c.Close()
 		return &jobRecord{sr: sr, fun: fun}
 	}
 	return &jobRecord{sr: sr, fun: fun, cache: c}
+}
+
+// close writes out what the job cache buffered.
+func (j *jobRecord) close() {
+	if j.cache != nil {
+		if err := j.cache.Close(); err != nil {
+			j.sr.log.Error("Could not store the returns in the job cache", logattr.JID, j.sr.job.JID, logattr.Err, err)
+		}
+	}
 }
 
 // add stores one host's result. Like Salt's cache_job, the stored
@@ -52,13 +75,13 @@ func (sr *Run) startJob() *jobRecord {
 // retcode, out} from the remote salt-call, or the failure), so
 // jobs.lookup_jid shows it nested as Salt does for salt-ssh jobs; the
 // retcode and success fields are filled in as for a minion's return.
-func (j *jobRecord) add(r sshexec.Result) {
+func (j *jobRecord) add(ctx context.Context, r sshexec.Result) {
 	if j.cache == nil {
 		return
 	}
 	ret := &protocol.Return{ID: r.ID, JID: j.sr.job.JID, Fun: j.fun, Return: HostReturn(r),
 		Retcode: r.Retcode, Success: r.Retcode == 0}
-	if err := j.cache.SaveReturn(ret); err != nil {
+	if err := j.cache.Returner(ctx, ret.SaltMap()); err != nil {
 		j.sr.log.Error("Could not store the return in the job cache", logattr.JID, ret.JID, logattr.Host, r.ID, logattr.Err, err)
 	}
 }

@@ -128,12 +128,13 @@ func (sr *Run) Select(ctx context.Context) error {
 // Results runs the job on every target and hands on each host's result
 // as it finishes, recording each in the master's job cache.
 func (sr *Run) Results(ctx context.Context) <-chan sshexec.Result {
-	rec := sr.startJob()
+	rec := sr.startJob(ctx)
 	out := make(chan sshexec.Result)
 	go func() {
 		defer close(out)
+		defer rec.close() // flushes what a database job cache buffered, before the caller sees the end
 		for r := range sr.exec.Run(ctx, sr.targets, sr.job) {
-			rec.add(r)
+			rec.add(ctx, r)
 			out <- r
 		}
 	}()

@@ -31,6 +31,8 @@ var layers = []struct {
 	{"state/render", 5}, {"internal/config", 5}, {"internal/pki", 5}, {"internal/jobcache", 5},
 	{"internal/eauth", 5},
 	{"internal/transport", 5}, {"internal/daemon", 5},
+	// The database job caches (mysql, pgjsonb) beside the file one.
+	{"internal/jobcache/sqlcache", 5},
 	// What a state run reads: files, grains, pillar.
 	{"state/fileclient", 6}, {"state/coregrains", 6}, {"state/pillar", 6},
 	// Execution modules, the shell runner, returners.
