@@ -31,7 +31,7 @@ type Master struct {
 	key   *rsa.PrivateKey
 	pub   string
 	jobs  *jobcache.Cache
-	jc    jobCaches   // master_job_cache, ext_job_cache, event_return (jobcaches.go)
+	jc    jobCaches // master_job_cache, ext_job_cache, event_return (jobcaches.go)
 	bus   *Bus
 	eauth *eauthState // external_auth, tokens, publisher ACLs (eauth.go)
 
