@@ -3,6 +3,7 @@ module github.com/brinesalt/brine
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-multierror v1.1.1

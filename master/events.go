@@ -42,12 +42,18 @@ func (b *Bus) Subscribe() (<-chan Event, func()) {
 
 // Fire sends an event, adding _stamp as Salt does.
 func (b *Bus) Fire(tag string, data *ordered.Map) {
+	b.fireStamped(tag, data, protocol.EventStamp(time.Now()))
+}
+
+// fireStamped is Fire with the _stamp given, for callers that answer
+// the data they fired, stamp included, as Salt's fire_event leaves it.
+func (b *Bus) fireStamped(tag string, data *ordered.Map, stamp string) {
 	if data == nil {
 		data = ordered.New()
 	} else {
 		data = data.Copy()
 	}
-	data.Set("_stamp", protocol.EventStamp(time.Now()))
+	data.Set("_stamp", stamp)
 	ev := Event{Tag: tag, Data: data}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -115,36 +115,95 @@ func (m *Master) serveLocal(ctx context.Context, c net.Conn) {
 			return
 		}
 		cmd, _ := req.Value("cmd").(string)
-		switch cmd {
-		case "publish":
-			jid, minions, err := m.Publish(publishFromMap(req))
-			if err != nil {
-				_ = writeMsg(c, ordered.FromPairs("error", err.Error()))
-				continue
-			}
-			ids := make([]any, len(minions))
-			for i, id := range minions {
-				ids[i] = id
-			}
-			_ = writeMsg(c, ordered.FromPairs("jid", jid, "minions", ids))
-		case "events":
+		if cmd == "events" {
 			m.streamEvents(ctx, c, r)
 			return
-		case "runner":
-			fun, _ := req.Value("fun").(string)
-			args, _ := req.Value("arg").([]any)
-			kw, _ := req.Value("kwarg").(*ordered.Map)
-			user, _ := req.Value("user").(string)
-			ret, err := m.runRunner(ctx, fun, args, kw, user)
-			if err != nil {
-				_ = writeMsg(c, ordered.FromPairs("error", err.Error()))
-				continue
-			}
-			_ = writeMsg(c, ordered.FromPairs("return", ret))
-		default:
-			_ = writeMsg(c, ordered.FromPairs("error", fmt.Sprintf("unknown command %q", cmd)))
 		}
+		_ = writeMsg(c, m.localRequest(ctx, cmd, req))
 	}
+}
+
+// localRequest answers one request of the local socket. A refusal is
+// {"error": Salt's message, "error_type": "authentication" or
+// "authorization"}, any other failure {"error": message}.
+func (m *Master) localRequest(ctx context.Context, cmd string, req *ordered.Map) *ordered.Map {
+	ret, err := m.localCall(ctx, cmd, req)
+	if err == nil {
+		return ret
+	}
+	out := ordered.FromPairs("error", err.Error())
+	var ae *AuthError
+	if errors.As(err, &ae) {
+		out.Set("error_type", ae.Kind)
+	}
+	return out
+}
+
+func (m *Master) localCall(ctx context.Context, cmd string, req *ordered.Map) (*ordered.Map, error) {
+	switch cmd {
+	case "publish":
+		jid, minions, err := m.Publish(ctx, publishFromMap(req))
+		if err != nil {
+			return nil, err
+		}
+		return ordered.FromPairs("jid", jid, "minions", strList(minions)), nil
+	case "runner", "wheel":
+		ret, err := m.Call(ctx, ctx, cmd, callFromMap(req))
+		if err != nil {
+			return nil, err
+		}
+		return ordered.FromPairs("return", ret), nil
+	case "mk_token":
+		exp, _ := ordered.Number(req.Value("token_expire"))
+		td, err := m.MkToken(ctx, credsFromMap(req), exp)
+		if err != nil {
+			return nil, err
+		}
+		return ordered.FromPairs("return", td), nil
+	case "get_token":
+		tok, _ := req.Value("token").(string)
+		td, err := m.GetToken(tok)
+		if err != nil {
+			return nil, err
+		}
+		return ordered.FromPairs("return", td), nil
+	case "fire_event":
+		return m.fireLocal(req)
+	case "del_token":
+		tok, _ := req.Value("token").(string)
+		if err := m.DelToken(tok); err != nil {
+			return nil, err
+		}
+		return ordered.FromPairs("return", true), nil
+	}
+	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+func strList(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+func credsFromMap(req *ordered.Map) Creds {
+	var c Creds
+	c.Token, _ = req.Value("token").(string)
+	c.Eauth, _ = req.Value("eauth").(string)
+	c.Username, _ = req.Value("username").(string)
+	c.Password, _ = req.Value("password").(string)
+	return c
+}
+
+func callFromMap(req *ordered.Map) CallRequest {
+	r := CallRequest{Auth: credsFromMap(req)}
+	r.Fun, _ = req.Value("fun").(string)
+	r.Arg, _ = req.Value("arg").([]any)
+	r.Kwarg, _ = req.Value("kwarg").(*ordered.Map)
+	r.User, _ = req.Value("user").(string)
+	r.Async, _ = req.Value("async").(bool)
+	return r
 }
 
 func (m *Master) streamEvents(ctx context.Context, c net.Conn, r io.Reader) {
@@ -182,6 +241,7 @@ func publishFromMap(req *ordered.Map) PublishRequest {
 	p.Metadata, _ = req.Value("metadata").(*ordered.Map)
 	p.RetConfig, _ = req.Value("ret_config").(string)
 	p.RetKwargs, _ = req.Value("ret_kwargs").(*ordered.Map)
+	p.Auth = credsFromMap(req)
 	return p
 }
 
@@ -214,8 +274,8 @@ func (c *Client) call(ctx context.Context, req *ordered.Map) (*ordered.Map, erro
 	if err != nil {
 		return nil, fmt.Errorf("master request: %w", err)
 	}
-	if e, ok := resp.Value("error").(string); ok {
-		return nil, errors.New(e)
+	if resp.Has("error") {
+		return nil, asAuthError(resp)
 	}
 	return resp, nil
 }
@@ -234,6 +294,7 @@ func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []strin
 	if p.RetConfig != "" {
 		req.Set("ret_config", p.RetConfig)
 	}
+	p.Auth.addTo(req)
 	resp, err := c.call(ctx, req)
 	if err != nil {
 		return "", nil, err
@@ -251,14 +312,77 @@ func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []strin
 
 // Runner runs a runner function on the master.
 func (c *Client) Runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
-	if kw == nil {
-		kw = ordered.New()
+	return c.Call(ctx, "runner", CallRequest{Fun: fun, Arg: args, Kwarg: kw})
+}
+
+// MkToken is ClearFuncs.mk_token: authenticate creds (eauth, username,
+// password) and make a token. The answer is {"start", "expire", "name",
+// "eauth", ["groups",] "token", "perms"}; bad credentials are an
+// authentication *AuthError. tokenExpire (seconds, 0 for the master's
+// token_expire) is honoured when token_expire_user_override allows.
+func (c *Client) MkToken(ctx context.Context, creds Creds, tokenExpire float64) (*ordered.Map, error) {
+	req := ordered.FromPairs("cmd", "mk_token")
+	creds.addTo(req)
+	if tokenExpire > 0 {
+		req.Set("token_expire", tokenExpire)
 	}
-	resp, err := c.call(ctx, ordered.FromPairs("cmd", "runner", "fun", fun, "arg", orList(args), "kwarg", kw, "user", LocalUser()))
+	return c.mapReturn(ctx, req)
+}
+
+// GetToken is ClearFuncs.get_token: the token's data with "perms"; an
+// unknown or expired token is an authentication *AuthError.
+func (c *Client) GetToken(ctx context.Context, token string) (*ordered.Map, error) {
+	return c.mapReturn(ctx, ordered.FromPairs("cmd", "get_token", "token", token))
+}
+
+// DelToken removes a token; an unknown one is not an error.
+func (c *Client) DelToken(ctx context.Context, token string) error {
+	_, err := c.call(ctx, ordered.FromPairs("cmd", "del_token", "token", token))
+	return err
+}
+
+// Call runs a runner or wheel function (kind "runner" or "wheel") with
+// req.Auth's credentials, checked by the master before anything runs;
+// see Master.Call for the answers.
+func (c *Client) Call(ctx context.Context, kind string, req CallRequest) (any, error) {
+	if req.Kwarg == nil {
+		req.Kwarg = ordered.New()
+	}
+	user := req.User
+	if user == "" {
+		user = LocalUser()
+	}
+	m := ordered.FromPairs("cmd", kind, "fun", req.Fun, "arg", orList(req.Arg), "kwarg", req.Kwarg, "user", user)
+	if req.Async {
+		m.Set("async", true)
+	}
+	req.Auth.addTo(m)
+	resp, err := c.call(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	return resp.Value("return"), nil
+}
+
+func (c *Client) mapReturn(ctx context.Context, req *ordered.Map) (*ordered.Map, error) {
+	resp, err := c.call(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := resp.Value("return").(*ordered.Map)
+	if !ok {
+		return nil, fmt.Errorf("master request %v: no data in the answer", req.Value("cmd"))
+	}
+	return m, nil
+}
+
+// addTo puts the credentials that are set into a socket request.
+func (c Creds) addTo(req *ordered.Map) {
+	for _, kv := range [][2]string{{"token", c.Token}, {"eauth", c.Eauth}, {"username", c.Username}, {"password", c.Password}} {
+		if kv[1] != "" {
+			req.Set(kv[0], kv[1])
+		}
+	}
 }
 
 // Events turns the connection into an event stream; the channel closes

@@ -25,13 +25,14 @@ import (
 
 // Master is a running salt-master.
 type Master struct {
-	o    Options
-	log  *slog.Logger
-	pki  *pki.Master
-	key  *rsa.PrivateKey
-	pub  string
-	jobs *jobcache.Cache
-	bus  *Bus
+	o     Options
+	log   *slog.Logger
+	pki   *pki.Master
+	key   *rsa.PrivateKey
+	pub   string
+	jobs  *jobcache.Cache
+	bus   *Bus
+	eauth *eauthState // external_auth, tokens, publisher ACLs (eauth.go)
 
 	aesMu  sync.RWMutex
 	aes    *crypt.Crypticle
@@ -90,6 +91,9 @@ func New(o Options, log *slog.Logger) (*Master, error) {
 	m := &Master{o: o, log: log, pki: p, key: key, pub: pub, jobs: jobcache.New(o.CacheDir), bus: NewBus(),
 		sessions: map[string]session{}, keys: map[string]minionKey{}, seen: map[string]time.Time{}, data: map[string]minionData{}}
 	p.Events = func(e pki.Event) { m.bus.Fire(e.Tag, e.Data) }
+	if m.eauth, err = newEauthState(o, log); err != nil {
+		return nil, fmt.Errorf("start master: %w", err)
+	}
 	if err := m.rotateAES("start"); err != nil {
 		return nil, err
 	}

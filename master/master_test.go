@@ -84,7 +84,7 @@ func TestHostileFrames(t *testing.T) {
 	mp, sess := signIn(t, ctx, req, "m1")
 	key, _ := mp.Key(2048)
 
-	jid, _, err := m.Publish(PublishRequest{Tgt: "m1", Fun: "test.ping"})
+	jid, _, err := m.Publish(ctx, PublishRequest{Tgt: "m1", Fun: "test.ping"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,8 +248,8 @@ func TestZMQFiltering(t *testing.T) {
 	}()
 	// Subscriptions travel asynchronously: publish until one arrives.
 	for frames == nil && time.Now().Before(deadline) {
-		m.Publish(PublishRequest{Tgt: "m2", Fun: "test.ping"})
-		m.Publish(PublishRequest{Tgt: "m1", Fun: "test.ping"})
+		m.Publish(ctx, PublishRequest{Tgt: "m2", Fun: "test.ping"})
+		m.Publish(ctx, PublishRequest{Tgt: "m1", Fun: "test.ping"})
 		select {
 		case frames = <-got:
 		case <-time.After(100 * time.Millisecond):
@@ -258,7 +258,7 @@ func TestZMQFiltering(t *testing.T) {
 	if len(frames) != 2 || string(frames[0]) != transport.Topic("m1") {
 		t.Fatalf("frames = %q", frames)
 	}
-	m.Publish(PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
+	m.Publish(ctx, PublishRequest{Tgt: "role:web", TgtType: "grain", Fun: "test.ping"})
 	for {
 		select {
 		case f := <-got:
@@ -364,7 +364,7 @@ func TestLargeLoadOnlyAfterAuthentication(t *testing.T) {
 	key, _ := mp.Key(2048)
 	send := func(c *transport.Req, ret any, nonce string) any {
 		t.Helper()
-		jid, _, err := m.Publish(PublishRequest{Tgt: "m1", Fun: "test.echo"})
+		jid, _, err := m.Publish(ctx, PublishRequest{Tgt: "m1", Fun: "test.echo"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/eauth"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 )
@@ -36,6 +37,9 @@ type Options struct {
 	MaxMessage       int           // largest request accepted
 	KeySize          int
 	Raw              *ordered.Map
+	// PAM is the pam eauth backend (internal/eauth/pam, which needs
+	// cgo); cmd/salt-master sets it, and without it pam refuses.
+	PAM eauth.Backend
 }
 
 // DefaultOptions are Salt's defaults.

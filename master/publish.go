@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,12 +32,17 @@ type PublishRequest struct {
 	// --return_kwargs, passed to the minions' returners.
 	RetConfig string
 	RetKwargs *ordered.Map
+	// Auth are the caller's credentials, checked before anything is
+	// published; the zero Creds is the local root user.
+	Auth Creds
 }
 
 // Publish is ClearFuncs.publish: resolve the minions the target is
 // expected to reach (CkMinions.check_minions), record the job, fire
-// salt/job/<jid>/new and publish the signed, encrypted load.
-func (m *Master) Publish(r PublishRequest) (string, []string, error) {
+// salt/job/<jid>/new and publish the signed, encrypted load. The caller
+// is authenticated and authorized first (external_auth, the publisher
+// ACLs); a refusal is an *AuthError and publishes nothing.
+func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []string, error) {
 	kind, err := target.ParseKind(r.TgtType)
 	if err != nil {
 		return "", nil, fmt.Errorf("publish: %w", err)
@@ -44,6 +50,9 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	minions, err := m.CheckMinions(r.Tgt, kind, r.Delimiter)
 	if err != nil {
 		return "", nil, fmt.Errorf("publish: %w", err)
+	}
+	if err := m.authorizePublish(ctx, &r, minions); err != nil {
+		return "", nil, err
 	}
 	if kind == target.Nodegroup || (kind == target.Compound && strings.Contains(fmt.Sprint(r.Tgt), "N@")) {
 		// Minions do not know the nodegroups: the master resolves them
@@ -57,9 +66,6 @@ func (m *Master) Publish(r PublishRequest) (string, []string, error) {
 	jid := r.JID
 	if jid == "" {
 		jid = protocol.NewJID(time.Now())
-	}
-	if r.User == "" {
-		r.User = "root"
 	}
 	job := &protocol.Job{Fun: r.Fun, Arg: r.Arg, Tgt: r.Tgt, JID: jid, Ret: r.Ret, TgtType: string(kind),
 		User: r.User, Delimiter: r.Delimiter, Kwargs: ordered.New()}

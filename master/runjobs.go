@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -17,14 +16,15 @@ import (
 // fires salt/run/<jid>/new and salt/run/<jid>/ret, and, unless
 // runner_returns is off, is stored in the job cache with fun
 // runner.<name> (salt/utils/job.py store_job), so jobs.list_jobs lists
-// it and jobs.lookup_jid shows its return under the master's id. A
-// function the master does not have is refused before it becomes a
-// job, as Salt's verify_fun refuses it.
-func (m *Master) runRunner(ctx context.Context, fun string, args []any, kw *ordered.Map, user string) (any, error) {
+// it and jobs.lookup_jid shows its return under the master's id. With
+// verify, a function the master does not have is refused before it
+// becomes a job, as the client's verify_fun refuses it; without (an
+// asynchronous call, which Salt verifies inside the job), the job fails
+// with that error as its return.
+func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw *ordered.Map, user string, verify bool) (any, error) {
 	if user == "" {
 		user = "UNKNOWN"
 	}
-	jid := protocol.NewJID(time.Now())
 	funArgs := append([]any{}, orList(args)...)
 	if kw != nil && kw.Len() > 0 {
 		funArgs = append(funArgs, kw)
@@ -32,13 +32,16 @@ func (m *Master) runRunner(ctx context.Context, fun string, args []any, kw *orde
 	data := ordered.FromPairs("fun", "runner."+fun, "jid", jid, "user", user, "fun_args", funArgs)
 	ret, err := m.Runner(ctx, fun, args, kw)
 	var nr *NoRunnerError
-	if errors.As(err, &nr) {
+	if errors.As(err, &nr) && verify {
 		return nil, err
 	}
 	m.bus.Fire("salt/run/"+jid+"/new", data.Copy())
 	if err != nil {
 		// Salt's low() turns the exception into the return.
 		data.Set("return", "Exception occurred in runner "+fun+": "+err.Error())
+		if nr != nil {
+			data.Set("return", nr.Error()+".")
+		}
 		data.Set("success", false)
 		data.Set("retcode", 1)
 	} else {

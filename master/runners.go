@@ -164,7 +164,7 @@ func (m *Master) Gather(ctx context.Context, p PublishRequest, timeout time.Dura
 	if p.JID == "" {
 		p.JID = protocol.NewJID(time.Now())
 	}
-	_, minions, err := m.Publish(p)
+	_, minions, err := m.Publish(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}

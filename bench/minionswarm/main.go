@@ -334,7 +334,7 @@ func (b *inProcess) ping(ctx context.Context) (got, expected int, first, last ti
 	ch, unsub := b.m.Bus().Subscribe()
 	defer unsub()
 	t0 := time.Now()
-	jid, minions, err := b.m.Publish(master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
+	jid, minions, err := b.m.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}

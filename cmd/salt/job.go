@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/client"
 	"github.com/brinesalt/brine/internal/ordered"
-	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/master"
 )
 
@@ -30,33 +28,9 @@ type cli struct {
 	sock         string
 }
 
-// session is one connection for publishing and one for events.
-type session struct {
-	pub    *master.Client
-	events <-chan master.Event
-	close  func()
-}
-
-func (c *cli) connect(ctx context.Context) (*session, error) {
-	ectx, cancel := context.WithCancel(ctx)
-	ev, err := master.Dial(ectx, c.sock)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	ch, err := ev.Events(ectx)
-	if err != nil {
-		ev.Close()
-		cancel()
-		return nil, err
-	}
-	pub, err := master.Dial(ctx, c.sock)
-	if err != nil {
-		ev.Close()
-		cancel()
-		return nil, err
-	}
-	return &session{pub: pub, events: ch, close: func() { cancel(); ev.Close(); pub.Close() }}, nil
+// connect opens the session the job is published and collected on.
+func (c *cli) connect(ctx context.Context) (*client.Session, error) {
+	return client.Connect(ctx, c.sock, c.mo.Timeout, c.mo.GatherJobTimeout)
 }
 
 func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
@@ -80,14 +54,14 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 		fmt.Fprintln(c.stderr, err)
 		return 1
 	}
-	defer s.close()
+	defer s.Close()
 	if c.o.subset > 0 {
-		if req, err = c.subset(ctx, s, req); err != nil {
+		if req, err = s.Subset(ctx, req, c.o.subset); err != nil {
 			fmt.Fprintln(c.stderr, "Error:", err)
 			return 1
 		}
 	}
-	jid, minions, err := s.pub.Publish(ctx, req)
+	jid, minions, err := s.Pub.Publish(ctx, req)
 	if err != nil {
 		fmt.Fprintln(c.stderr, "Error:", err)
 		return 1
@@ -105,7 +79,7 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 	if c.o.progress {
 		return c.withProgress(ctx, s, jid, minions, req)
 	}
-	got, err := c.collect(ctx, s, jid, minions, req, c.printReturn)
+	got, minions, err := s.Collect(ctx, jid, minions, req, c.printReturn)
 	if err != nil {
 		return c.masterLost(ctx, jid, err)
 	}
@@ -129,10 +103,6 @@ func (c *cli) masterListening(ctx context.Context) bool {
 	return true
 }
 
-// errMasterLost is the master going away while the CLI waits for a
-// job's returns.
-var errMasterLost = errors.New("the connection to the master was lost")
-
 // masterLost reports a master that went away mid-job as Salt's CLI
 // does: LocalClient's next request to it (the find_job round of
 // get_iter_returns) raises SaltClientError, "The salt master could not
@@ -152,77 +122,6 @@ func (c *cli) masterLost(ctx context.Context, jid string, err error) int {
 	c.display(msg, "", 1)
 	fmt.Fprintf(c.stderr, "ERROR: %v while waiting for job %s. The minions' returns are not lost: they are kept in the master's job cache once it is running again; look them up with: salt-run jobs.lookup_jid %s\n", err, jid, jid)
 	return 0
-}
-
-// collect is LocalClient.get_iter_returns: print returns as they come;
-// when timeout passes, ask the silent minions with saltutil.find_job
-// (for gather_job_timeout) whether they still run the job, and keep
-// waiting another timeout while any does. onReturn sees each return
-// once. The master closing the event stream, or refusing the find_job
-// publish, ends it with errMasterLost.
-func (c *cli) collect(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest,
-	onReturn func(id string, data *ordered.Map)) (map[string]int, error) {
-	got := map[string]int{}
-	retPrefix := "salt/job/" + jid + "/ret/"
-	findPrefix := ""
-	running := false
-	deadline := time.Now().Add(c.mo.Timeout)
-	for len(got) < len(minions) {
-		t := time.NewTimer(max(time.Until(deadline), 0))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return got, nil
-		case ev, ok := <-s.events:
-			t.Stop()
-			if !ok {
-				if ctx.Err() != nil {
-					return got, nil
-				}
-				return got, errMasterLost
-			}
-			if id, ok := strings.CutPrefix(ev.Tag, retPrefix); ok {
-				if _, dup := got[id]; !dup {
-					rc, _ := protocol.AsInt(ev.Data.Value("retcode"))
-					got[id] = rc
-					onReturn(id, ev.Data)
-					if !slices.Contains(minions, id) {
-						minions = append(minions, id)
-					}
-				}
-			} else if findPrefix != "" && strings.HasPrefix(ev.Tag, findPrefix) {
-				if r, ok := ev.Data.Value("return").(*ordered.Map); ok && r.Len() > 0 {
-					running = true
-				}
-			}
-		case <-t.C:
-			if findPrefix != "" {
-				// End of a find_job round.
-				if !running {
-					return got, nil
-				}
-				findPrefix, running = "", false
-				deadline = time.Now().Add(c.mo.Timeout)
-				continue
-			}
-			var silent []any
-			for _, id := range minions {
-				if _, ok := got[id]; !ok {
-					silent = append(silent, id)
-				}
-			}
-			fj, _, err := s.pub.Publish(ctx, master.PublishRequest{Tgt: silent, TgtType: "list", Fun: "saltutil.find_job", Arg: []any{jid}, User: req.User})
-			if err != nil {
-				if ctx.Err() != nil {
-					return got, nil
-				}
-				return got, fmt.Errorf("%w: %w", errMasterLost, err)
-			}
-			findPrefix = "salt/job/" + fj + "/ret/"
-			deadline = time.Now().Add(c.mo.GatherJobTimeout)
-		}
-	}
-	return got, nil
 }
 
 // finish displays the minions that did not return, as Salt 3006 does

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/master"
 )
 
 // TestOutputFlags pins the output options salt/utils/parsers.py gives the
@@ -141,18 +142,18 @@ func TestBatchTimedOut(t *testing.T) {
 	for _, static := range []bool{false, true} {
 		var out bytes.Buffer
 		c := &cli{o: options{outIndent: -1000}, cfg: ordered.New(), stdout: &out, outW: &out, stderr: io.Discard}
-		b := &batch{c: c, active: map[string]string{"j2": "m2", "j1": "m1"}, code: 0}
+		var all *ordered.Map
 		if static {
-			b.static = ordered.New()
+			all = ordered.New()
 		}
-		b.timedOut()
-		if len(b.active) != 0 || len(b.ready) != 2 || b.code != 0 {
-			t.Errorf("static %v: active %v, ready %d, code %d", static, b.active, len(b.ready), b.code)
+		b := c.newBatch(nil, master.PublishRequest{}, all)
+		for _, id := range []string{"m1", "m2"} {
+			b.OnTimeout(id)
 		}
 		want := "m1:\n    ----------\nm2:\n    ----------\n"
 		if static {
 			want = ""
-			if d := cmp.Diff([]any{"m1", "m2"}, b.static.Keys()); d != "" || b.static.Value("m1").(*ordered.Map).Len() != 0 {
+			if d := cmp.Diff([]any{"m1", "m2"}, all.Keys()); d != "" || all.Value("m1").(*ordered.Map).Len() != 0 {
 				t.Errorf("static returns: %s", d)
 			}
 		}

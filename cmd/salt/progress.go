@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/client"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 )
@@ -64,9 +65,9 @@ func (p *progressBar) finish() { fmt.Fprintln(p.w, p.line()) }
 // printed, and a summary of the returns follows. Salt's progress path
 // does not collect retcodes, so salt -p exits 0 even when a minion
 // failed or did not return; Brine matches that.
-func (c *cli) withProgress(ctx context.Context, s *session, jid string, minions []string, req master.PublishRequest) int {
+func (c *cli) withProgress(ctx context.Context, s *client.Session, jid string, minions []string, req master.PublishRequest) int {
 	bar := newProgressBar(c.stderr, len(minions))
-	got, err := c.collect(ctx, s, jid, minions, req, func(string, *ordered.Map) { bar.add() })
+	got, minions, err := s.Collect(ctx, jid, minions, req, func(string, *ordered.Map) { bar.add() })
 	bar.finish()
 	if err != nil {
 		return c.masterLost(ctx, jid, err)

@@ -88,10 +88,11 @@ func TestLoadMasterErrorsNameFile(t *testing.T) {
 }
 
 // The warning names exactly the options nothing reads: the ones the old
-// hand-kept list claimed (ssh_use_home_key, ssh_minion_opts, rosters,
+// hand-kept list claimed (ssh_use_home_key, ssh_minion_opts,
 // allow_undefined) and not the ones the master reads (sign_pub_messages,
 // request_server_ttl, keysize, autosign_grains_dir,
-// permissive_pki_access), which now reach their typed fields.
+// permissive_pki_access), which now reach their typed fields, nor
+// rosters, which salt-api's ssh client reads.
 func TestMasterWarnsExactlyTheUnreadOptions(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "master"), `
@@ -110,7 +111,7 @@ permissive_pki_access: True
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `options="ssh_use_home_key, ssh_minion_opts, rosters, allow_undefined"`
+	want := `options="ssh_use_home_key, ssh_minion_opts, allow_undefined"`
 	if !strings.Contains(logs.String(), want) {
 		t.Errorf("warning = %s, want %s", logs.String(), want)
 	}

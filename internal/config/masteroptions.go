@@ -80,6 +80,19 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("minion_data_cache", KindBool, "master"),
 	raw[Master]("enforce_mine_cache", KindBool, "master"),
 	raw[Master]("mine_get", KindMapping, "master"),
+	// external authentication (master/eauth.go, salt/auth/__init__.py)
+	raw[Master]("external_auth", KindMapping, "master"),
+	raw[Master]("eauth_tokens", KindString, "master"),
+	raw[Master]("token_expire", KindAny, "master"),
+	raw[Master]("token_expire_user_override", KindAny, "master"),
+	raw[Master]("keep_acl_in_token", KindBool, "master"),
+	raw[Master]("permissive_acl", KindBool, "master"),
+	raw[Master]("eauth_acl_module", KindString, "master"),
+	raw[Master]("auth.enable_expanded_auth_matching", KindBool, "master"),
+	raw[Master]("sharedsecret", KindString, "master"),
+	raw[Master]("publisher_acl", KindMapping, "master"),
+	raw[Master]("publisher_acl_blacklist", KindMapping, "master"),
+	raw[Master]("sudo_acl", KindBool, "master"),
 	// What a _master_opts reply carries (master/masteropts.go).
 	raw[Master]("top_file_merging_strategy", KindString, "master"),
 	raw[Master]("env_order", KindAny, "master"),
@@ -100,6 +113,13 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("state_output_diff", KindBool, "cmd/salt"),
 	raw[Master]("preserve_minion_cache", KindBool, "cmd/salt-key"),
 	raw[Master]("salt_cp_chunk_size", KindInt, "cmd/salt-cp"),
+
+	// salt-api (netapi): its own section, the clients it may run and the
+	// roster directories its ssh client may read.
+	raw[Master]("rest_cherrypy", KindMapping, "netapi"),
+	raw[Master]("netapi_enable_clients", KindAny, "netapi"),
+	raw[Master]("netapi_allow_raw_shell", KindBool, "netapi"),
+	raw[Master]("rosters", KindAny, "netapi"),
 })
 
 // typed is a table entry with a field.

@@ -10,6 +10,9 @@ const (
 	StateID = "state_id"
 	Phase   = "phase"
 	Elapsed = "elapsed"
+	// User is the user a request runs as; Eauth its eauth backend.
+	User  = "user"
+	Eauth = "eauth"
 	// Err is the key of an error, everywhere.
 	Err = "err"
 )

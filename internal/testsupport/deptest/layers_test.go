@@ -29,6 +29,7 @@ var layers = []struct {
 	{"internal/crypt", 4}, {"state/target", 4}, {"state/jinja", 4}, {"state/compile", 4},
 	// Configuration, keys, job cache, transport, rendering.
 	{"state/render", 5}, {"internal/config", 5}, {"internal/pki", 5}, {"internal/jobcache", 5},
+	{"internal/eauth", 5},
 	{"internal/transport", 5}, {"internal/daemon", 5},
 	// What a state run reads: files, grains, pillar.
 	{"state/fileclient", 6}, {"state/coregrains", 6}, {"state/pillar", 6},
@@ -41,8 +42,10 @@ var layers = []struct {
 	{"state/apply", 10}, {"state/modules/all", 10}, {"state/pillar/module", 10},
 	// The remote runtime, outputters, rosters, shared CLI options.
 	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11},
-	// Executors.
-	{"sshexec", 12}, {"master", 12}, {"minion", 12},
+	// Executors. client (Salt's LocalClient: sessions, batches, subsets on the
+	// master's local socket) and netapi (salt-api) sit beside them: they drive
+	// master and sshexec, so they are not in executors below.
+	{"sshexec", 12}, {"master", 12}, {"minion", 12}, {"client", 12}, {"netapi", 12},
 	// Test support, then commands and benchmarks.
 	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},
