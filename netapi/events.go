@@ -120,13 +120,20 @@ func (s *Server) events(c *call) (any, error) {
 	return nil, nil
 }
 
-// sseWrite writes and flushes one frame within streamWriteTimeout.
+// sseWrite writes and flushes one frame within streamWriteTimeout, then
+// clears the deadline: over HTTP/2 a write deadline resets the stream
+// when it passes even if nothing is being written, so a deadline left
+// set would cut every stream that is quiet for streamWriteTimeout.
 func (s *Server) sseWrite(rc *http.ResponseController, w http.ResponseWriter, b []byte) bool {
 	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	if _, err := w.Write(b); err != nil {
 		return false
 	}
-	return rc.Flush() == nil
+	if rc.Flush() != nil {
+		return false
+	}
+	_ = rc.SetWriteDeadline(time.Time{})
+	return true
 }
 
 // streamEvents hands a stream's events to send until the stream must
