@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/brinesalt/brine/internal/eauth"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -65,6 +66,22 @@ type eauthState struct {
 	blacklist    *ordered.Map // publisher_acl_blacklist: users, modules
 	publisherACL *ordered.Map // publisher_acl, for sudo_ users when sudo_acl
 	sudoACL      bool
+	lastClean    time.Time // of the token store, by the maintenance loop
+}
+
+// maintain is the eauth part of the maintenance loop: once a minute
+// (Salt's loop_interval) expired tokens are removed, as
+// masterapi.clean_expired_tokens does.
+func (s *eauthState) maintain(now time.Time) {
+	if now.Sub(s.lastClean) < time.Minute {
+		return
+	}
+	s.lastClean = now
+	if n, err := s.auth.Tokens().Clean(now); err != nil {
+		s.log.Warn("clean expired tokens", logattr.Err, err)
+	} else if n > 0 {
+		s.log.Info("removed expired tokens", "removed", n)
+	}
 }
 
 // newEauthState reads the eauth options from the master config.

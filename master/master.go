@@ -350,6 +350,7 @@ func (m *Master) maintenance(ctx context.Context) {
 				}
 			}
 			m.pruneNonces(now)
+			m.eauth.maintain(now)
 		}
 	}
 }

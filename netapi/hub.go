@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/master"
 )
@@ -33,7 +34,7 @@ type hubEvent struct {
 // /events and /ws send (iter_events(full=True) gives {"data", "tag"}).
 func (e *hubEvent) JSON() []byte {
 	e.once.Do(func() {
-		full := map[string]any{"data": e.Data, "tag": e.Tag}
+		full := ordered.FromPairs("data", e.Data, "tag", e.Tag)
 		s, err := py.JSON(full, py.JSONOptions{Indent: -1})
 		if err != nil {
 			s = `{"data": {}, "tag": ` + py.QuoteJSON(e.Tag, false) + `}`

@@ -17,8 +17,12 @@ type saltInfo struct {
 	s       *Server
 	token   string
 	send    func(string) bool
-	jobs    map[string]any
-	minions map[string]map[string]any
+	jobs    *ordered.Map // jid -> job
+	minions *ordered.Map // id -> {grains}
+}
+
+func newSaltInfo(s *Server, token string, send func(string) bool) *saltInfo {
+	return &saltInfo{s: s, token: token, send: send, jobs: ordered.New(), minions: ordered.New()}
 }
 
 // process is SaltInfo.process for one event; false when the client is
@@ -33,20 +37,20 @@ func (si *saltInfo) process(ctx context.Context, ev *hubEvent) bool {
 	case parts[1] == "job" && len(parts) > 3 && parts[3] == "new":
 		ok := si.newJob(data)
 		if str(data.Value("fun")) == "grains.items" {
-			si.minions = map[string]map[string]any{}
+			si.minions = ordered.New()
 		}
 		return ok
 	case parts[1] == "job" && len(parts) > 5 && parts[3] == "ret":
 		ok := si.retJob(parts[2], parts[5], data)
 		if ok && str(data.Value("fun")) == "grains.items" {
-			si.minion(parts[5])["grains"] = data.Value("return")
+			si.minion(parts[5]).Set("grains", data.Value("return"))
 			return si.publishMinions()
 		}
 		return ok
 	case parts[1] == "key":
 		switch str(data.Value("act")) {
 		case "delete":
-			delete(si.minions, str(data.Value("id")))
+			si.minions.Delete(str(data.Value("id")))
 		case "accept":
 			si.minion(str(data.Value("id")))
 		}
@@ -57,49 +61,58 @@ func (si *saltInfo) process(ctx context.Context, ev *hubEvent) bool {
 	return true
 }
 
-func (si *saltInfo) minion(id string) map[string]any {
-	m, ok := si.minions[id]
+func (si *saltInfo) minion(id string) *ordered.Map {
+	m, ok := si.minions.Value(id).(*ordered.Map)
 	if !ok {
-		m = map[string]any{}
-		si.minions[id] = m
+		m = ordered.New()
+		si.minions.Set(id, m)
 	}
 	return m
 }
 
 // newJob is process_new_job_event.
 func (si *saltInfo) newJob(d *ordered.Map) bool {
-	minions := map[string]any{}
+	minions := ordered.New()
 	ids, _ := d.Value("minions").([]any)
 	for _, id := range ids {
-		minions[str(id)] = map[string]any{"success": false}
+		minions.Set(str(id), ordered.FromPairs("success", false))
 	}
 	jid := str(d.Value("jid"))
-	si.jobs[jid] = map[string]any{"jid": jid, "start_time": d.Value("_stamp"), "minions": minions,
-		"fun": d.Value("fun"), "tgt": d.Value("tgt"), "tgt_type": d.Value("tgt_type"), "state": "running"}
+	si.jobs.Set(jid, ordered.FromPairs("jid", jid, "start_time", d.Value("_stamp"), "minions", minions,
+		"fun", d.Value("fun"), "tgt", d.Value("tgt"), "tgt_type", d.Value("tgt_type"), "state", "running"))
 	return si.publish("jobs", si.jobs)
 }
 
 // retJob is process_ret_job_event.
 func (si *saltInfo) retJob(jid, id string, d *ordered.Map) bool {
-	job, ok := si.jobs[jid].(map[string]any)
+	job, ok := si.jobs.Value(jid).(*ordered.Map)
 	if !ok {
-		job = map[string]any{}
-		si.jobs[jid] = job
+		job = ordered.New()
+		si.jobs.Set(jid, job)
 	}
-	mins, ok := job["minions"].(map[string]any)
+	mins, ok := job.Value("minions").(*ordered.Map)
 	if !ok {
-		mins = map[string]any{}
-		job["minions"] = mins
+		mins = ordered.New()
+		job.Set("minions", mins)
 	}
-	mins[id] = map[string]any{"return": d.Value("return"), "retcode": d.Value("retcode"), "success": d.Value("success")}
+	m, ok := mins.Value(id).(*ordered.Map)
+	if !ok {
+		m = ordered.New()
+		mins.Set(id, m)
+	}
+	m.Set("return", d.Value("return"))
+	m.Set("retcode", d.Value("retcode"))
+	m.Set("success", d.Value("success"))
 	complete := true
-	for _, m := range mins {
-		if ok, _ := m.(map[string]any)["success"].(bool); !ok {
+	mins.Range(func(_, v any) bool {
+		mm, _ := v.(*ordered.Map)
+		if ok, _ := mm.Value("success").(bool); !ok {
 			complete = false
 		}
-	}
+		return true
+	})
 	if complete {
-		job["state"] = "complete"
+		job.Set("state", "complete")
 	}
 	return si.publish("jobs", si.jobs)
 }
@@ -114,15 +127,15 @@ func (si *saltInfo) presence(ctx context.Context, d *ordered.Map) bool {
 		now[str(id)] = true
 	}
 	changed := false
-	for id := range si.minions {
+	for _, id := range si.minions.StringKeys() {
 		if !now[id] {
-			delete(si.minions, id)
+			si.minions.Delete(id)
 			changed = true
 		}
 	}
 	var fresh []string
 	for id := range now {
-		if _, ok := si.minions[id]; !ok {
+		if !si.minions.Has(id) {
 			fresh = append(fresh, id)
 		}
 	}
@@ -141,26 +154,21 @@ func (si *saltInfo) presence(ctx context.Context, d *ordered.Map) bool {
 	return true
 }
 
-// publishMinions is SaltInfo.publish_minions.
+// publishMinions is SaltInfo.publish_minions: a list of each minion's
+// data with its id.
 func (si *saltInfo) publishMinions() bool {
-	ids := make([]string, 0, len(si.minions))
-	for id := range si.minions {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	list := make([]any, 0, len(ids))
-	for _, id := range ids {
-		m := map[string]any{"id": id}
-		for k, v := range si.minions[id] {
-			m[k] = v
-		}
+	list := []any{}
+	si.minions.Range(func(k, v any) bool {
+		m := v.(*ordered.Map).Copy()
+		m.Set("id", k)
 		list = append(list, m)
-	}
+		return true
+	})
 	return si.publish("minions", list)
 }
 
 func (si *saltInfo) publish(key string, v any) bool {
-	js, err := py.JSON(map[string]any{key: v}, py.JSONOptions{Indent: -1})
+	js, err := py.JSON(ordered.FromPairs(key, v), py.JSONOptions{Indent: -1})
 	if err != nil {
 		return true
 	}

@@ -40,9 +40,15 @@ func contentType(name string) string {
 
 // htmlOverride is html_override_tool: with an app configured, a GET of
 // any path outside the app and static paths from a client that prefers
-// HTML (not one that sends exactly "*/*") is answered with the app.
+// HTML (not one that sends exactly "*/*"; one that sends no Accept at all
+// does, as in Salt) is answered with the app.
 func (s *Server) htmlOverride(r *http.Request, p string) bool {
 	if !s.cfg.HasApp || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false
+	}
+	// A websocket handshake sends no Accept, which CherryPy reads as
+	// accepting HTML; it is never a page load.
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return false
 	}
 	if underPath(p, s.cfg.AppPath) || underPath(p, s.cfg.StaticPath) {

@@ -53,7 +53,7 @@ func (s *Server) websocket(c *call) (any, error) {
 	}
 	var info *saltInfo
 	if c.r.URL.Query().Has("format_events") {
-		info = &saltInfo{s: s, token: auth.token, send: send, jobs: map[string]any{}, minions: map[string]map[string]any{}}
+		info = newSaltInfo(s, auth.token, send)
 	}
 	s.streamEvents(ctx, auth, sub, func(ev *hubEvent) bool {
 		if info != nil {

@@ -34,11 +34,12 @@ fi
 # A package counts as present when dpkg says it is installed.
 # python3-zmq: pyzmq (libzmq) peers for internal/transport's interop tests.
 # openssl: the test-host harness hashes custom login passwords (openssl passwd -6).
-pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl)
-# salt-api's client tests (cmd/salt-api e2e_clients_test.go): the seed's Python
-# requests client (python3-requests), Debian's pepper 0.5.5 (salt-pepper), curl
-# for the odd corners, and headless Chromium for an EventSource on /events.
-pkgs+=(python3-requests salt-pepper curl chromium)
+# curl: salt-api's end-to-end tests (cmd/salt-api) drive the odd corners with it.
+pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl curl)
+# salt-api's client tests (cmd/salt-api/apiclients): the seed's Python
+# requests client (python3-requests), Debian's pepper 0.5.5 (salt-pepper)
+# and headless Chromium for an EventSource on /events.
+pkgs+=(python3-requests salt-pepper chromium)
 if [ "$bench" -eq 1 ]; then
 	pkgs+=(ansible-core hyperfine)
 fi

@@ -230,6 +230,17 @@ func (p *Publisher) Subscribers() int {
 	return len(p.subs)
 }
 
+// RemoteAddrs are the addresses of the connected subscribers.
+func (p *Publisher) RemoteAddrs() []net.Addr {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]net.Addr, 0, len(p.subs))
+	for s := range p.subs {
+		out = append(out, s.c.RemoteAddr())
+	}
+	return out
+}
+
 // Close stops listening and disconnects every subscriber.
 func (p *Publisher) Close() error {
 	p.mu.Lock()
