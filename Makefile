@@ -15,9 +15,12 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# salt-master alone is built with cgo: its pam eauth (internal/eauth/pam)
+# links the system's libpam. Everything else stays static and pure Go.
 build: thin
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/... ./internal/testsupport/testhosts/cmd/testhosts
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $$($(GO) list ./cmd/... | grep -v '/cmd/salt-master$$') ./internal/testsupport/testhosts/cmd/testhosts
+	CGO_ENABLED=1 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/salt-master
 
 # Two static thin binaries per target architecture, the full runtime and
 # the core flavor (test, cmd, grains; see thin/core) that salt-ssh sends
@@ -56,7 +59,9 @@ vet:
 
 # BRINE_REQUIRE_HOSTS turns a missing sshd, root or network namespaces into
 # a failure instead of a skip (testhosts.Skip), so a green run always means
-# the end-to-end tests ran. Every package runs in one `go test`, the
+# the end-to-end tests ran. Tests build with cgo, so internal/eauth/pam's
+# tests reach the real libpam (test binaries that build thin set
+# CGO_ENABLED=0 themselves). Every package runs in one `go test`, the
 # harness's own tests beside the other packages' clusters (they once killed
 # a live cluster's session; fixed, see docs/NOTES.md). testsummary prints
 # each package's result, every failure's output and every skip with its
@@ -64,7 +69,7 @@ vet:
 # not justify, and ends with the line `N passed, N failed, N skipped`.
 test: deps build vet
 	@$(GO) build -o $(BIN)/testsummary ./internal/testsupport/testsummary
-	@set -o pipefail; BRINE_REQUIRE_HOSTS=1 BRINE_BIN=$(BIN) $(GO) test -json -count=1 -timeout 30m ./... 2>&1 \
+	@set -o pipefail; CGO_ENABLED=1 BRINE_REQUIRE_HOSTS=1 BRINE_BIN=$(BIN) $(GO) test -json -count=1 -timeout 30m ./... 2>&1 \
 		| $(BIN)/testsummary -allow internal/testsupport/testsummary/allowed_skips.txt
 
 bench: build

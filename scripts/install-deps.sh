@@ -36,6 +36,9 @@ fi
 # openssl: the test-host harness hashes custom login passwords (openssl passwd -6).
 # curl: salt-api's end-to-end tests (cmd/salt-api) drive the odd corners with it.
 pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 python3-zmq passwd zstd gzip openssl curl)
+# libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
+# with cgo against libpam, and its tests authenticate a real user.
+pkgs+=(libpam0g-dev gcc)
 # salt-api's client tests (cmd/salt-api/apiclients): the seed's Python
 # requests client (python3-requests), Debian's pepper 0.5.5 (salt-pepper)
 # and headless Chromium for an EventSource on /events.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/daemon"
+	"github.com/brinesalt/brine/internal/eauth/pam"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
 )
@@ -36,6 +37,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error(err.Error())
 		return 1
 	}
+	// salt/auth/pam.py: the service PAM checks eauth users against.
+	svc, _ := cfg.Raw.Value("auth.pam.service").(string)
+	o.PAM = pam.New(svc)
 	m, err := master.New(o, log)
 	if err != nil {
 		log.Error(err.Error())

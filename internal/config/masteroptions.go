@@ -93,6 +93,7 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("publisher_acl", KindMapping, "master"),
 	raw[Master]("publisher_acl_blacklist", KindMapping, "master"),
 	raw[Master]("sudo_acl", KindBool, "master"),
+	raw[Master]("auth.pam.service", KindString, "cmd/salt-master"),
 	// What a _master_opts reply carries (master/masteropts.go).
 	raw[Master]("top_file_merging_strategy", KindString, "master"),
 	raw[Master]("env_order", KindAny, "master"),

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,18 @@ func TestSharedSecret(t *testing.T) {
 	}
 	if ok, err := (SharedSecret{}).Authenticate(ctx, "anyone", ""); ok || err == nil {
 		t.Errorf("no sharedsecret option: %v, %v; want a refusal with a reason", ok, err)
+	}
+}
+
+func TestSystemGroups(t *testing.T) {
+	g, err := SystemGroups("root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g) == 0 || !slices.Contains(g, "root") {
+		t.Errorf("SystemGroups(root) = %v, want its primary group root among them", g)
+	}
+	if _, err := SystemGroups("no-such-user-brine"); err == nil {
+		t.Error("SystemGroups of an unknown user: no error")
 	}
 }

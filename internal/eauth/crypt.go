@@ -223,3 +223,10 @@ func repeatTo(b []byte, n int) []byte {
 	}
 	return out
 }
+
+// SHA512Crypt is the $6$ crypt(3) hash of password with salt (up to 16
+// characters of the crypt alphabet), as /etc/shadow holds passwords.
+func SHA512Crypt(password, salt string) string {
+	h, _ := shaCrypt("$6$", sha512.New, sha512Order, password, salt) // no rounds= prefix: cannot fail
+	return h
+}

@@ -51,3 +51,10 @@ func TestVerifyHtpasswdBcrypt(t *testing.T) {
 		}
 	}
 }
+
+func TestSHA512Crypt(t *testing.T) {
+	h := SHA512Crypt("secret", "xy")
+	if ok, err := verifyHtpasswd(h, "secret"); !ok || err != nil || h[:6] != "$6$xy$" {
+		t.Errorf("SHA512Crypt = %s (%v, %v)", h, ok, err)
+	}
+}

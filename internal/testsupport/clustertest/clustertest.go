@@ -43,6 +43,20 @@ type Cluster struct {
 	Logs    map[string]*SyncBuffer
 	// RunTimeout bounds each Run; zero means a minute.
 	RunTimeout time.Duration
+	// masterCommand, when set, makes the master's command (Setup).
+	masterCommand func(name string, args ...string) *exec.Cmd
+}
+
+// Setup is what NewSetup starts.
+type Setup struct {
+	// MasterConf is appended to the master's config.
+	MasterConf string
+	// Tools are built besides the default ones (package paths under cmd/).
+	Tools []string
+	// MasterCommand makes the command that runs salt-master with its
+	// arguments, for a master started in a wrapper such as a pamtest
+	// mount namespace; nil runs it directly.
+	MasterCommand func(name string, args ...string) *exec.Cmd
 }
 
 // SyncBuffer is a bytes.Buffer safe to read while a process writes it.
@@ -74,17 +88,24 @@ func freePort(t T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// buildTools builds salt-master with cgo (its pam eauth links libpam,
+// as the Makefile builds it) and the other tools static, as make does.
 func buildTools(t T, extra []string) string {
 	t.Helper()
 	bin := t.TempDir()
-	args := []string{"build", "-o", bin + "/"}
-	for _, tool := range append([]string{"salt-master", "salt-minion", "salt", "salt-run", "salt-key"}, extra...) {
-		args = append(args, "github.com/brinesalt/brine/cmd/"+tool)
+	goBuild := func(cgo string, tools []string) {
+		args := []string{"build", "-o", bin + "/"}
+		for _, tool := range tools {
+			args = append(args, "github.com/brinesalt/brine/cmd/"+tool)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build: %v\n%s", err, out)
+		}
 	}
-	out, err := exec.Command("go", args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	goBuild("1", []string{"salt-master"})
+	goBuild("0", append([]string{"salt-minion", "salt", "salt-run", "salt-key"}, extra...))
 	return bin
 }
 
@@ -92,8 +113,14 @@ func buildTools(t T, extra []string) string {
 // are built besides salt-master, salt-minion, salt, salt-run and
 // salt-key (package paths under cmd/). The cluster stops with the test.
 func New(t T, masterConf string, tools ...string) *Cluster {
-	c := &Cluster{t: t, Bin: buildTools(t, tools), Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
-		Minions: map[string]*exec.Cmd{}, Logs: map[string]*SyncBuffer{}}
+	return NewSetup(t, Setup{MasterConf: masterConf, Tools: tools})
+}
+
+// NewSetup is New with the master started as s says.
+func NewSetup(t T, s Setup) *Cluster {
+	masterConf := s.MasterConf
+	c := &Cluster{t: t, Bin: buildTools(t, s.Tools), Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
+		Minions: map[string]*exec.Cmd{}, Logs: map[string]*SyncBuffer{}, masterCommand: s.MasterCommand}
 	d := c.Dir
 	for _, sub := range []string{"master", "srv/salt", "srv/pillar"} {
 		os.MkdirAll(filepath.Join(d, sub), 0o700)
@@ -123,7 +150,11 @@ nodegroups:
 
 // StartMaster starts (or restarts) the master and waits for its socket.
 func (c *Cluster) StartMaster() {
-	cmd := exec.Command(filepath.Join(c.Bin, "salt-master"), "-c", filepath.Join(c.Dir, "master"), "-l", "info")
+	start := exec.Command
+	if c.masterCommand != nil {
+		start = c.masterCommand
+	}
+	cmd := start(filepath.Join(c.Bin, "salt-master"), "-c", filepath.Join(c.Dir, "master"), "-l", "info")
 	buf := &SyncBuffer{}
 	c.Logs["master"] = buf
 	cmd.Stdout, cmd.Stderr = buf, buf

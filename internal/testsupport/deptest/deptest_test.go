@@ -41,6 +41,7 @@ func TestForbiddenDependencies(t *testing.T) {
 	// The transports salt-ssh and the daemons speak. (net/http is allowed:
 	// cp.get_url and file.managed fetch http sources as Salt's do.)
 	transports := []string{"golang.org/x/crypto/ssh", "github.com/pkg/sftp", "github.com/go-zeromq/zmq4"}
+	libpam := []string{"github.com/msteinert/pam", module + "/internal/eauth/pam"}
 	rules := []struct {
 		pattern   string
 		forbidden []string
@@ -48,6 +49,12 @@ func TestForbiddenDependencies(t *testing.T) {
 		{module + "/state/...", transports},
 		{module + "/thin/...", transports},
 		{module + "/cmd/salt-thin", transports[:2]},
+		// libpam (cgo) is for salt-master alone: the thin binaries and
+		// the minion stay static and pure Go.
+		{module + "/cmd/salt-thin", libpam},
+		{module + "/cmd/salt-thin-core", libpam},
+		{module + "/minion/...", libpam},
+		{module + "/thin/...", libpam},
 	}
 	for _, r := range rules {
 		for _, p := range list(t, r.pattern) {
