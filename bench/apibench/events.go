@@ -60,6 +60,7 @@ func (s *subscriber) run(ctx context.Context, hc *http.Client, base, token strin
 		return
 	}
 	req.Header.Set("X-Auth-Token", token)
+	req.Header.Set("Accept", "text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
 		ready <- false

@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,7 +40,8 @@ type options struct {
 	url, user, pass, eauth, label string
 	minions, conc, reps           int
 	logins, loginConc             int
-	subs, jobs                    int
+	jobs                          int
+	subs                          []int
 	dur                           time.Duration
 	floor                         bool
 }
@@ -59,7 +61,7 @@ func run() int {
 	flag.IntVar(&o.reps, "reps", 20, "local test.ping round trips")
 	flag.IntVar(&o.logins, "logins", 200, "logins for the /login rate")
 	flag.IntVar(&o.loginConc, "login-conc", 10, "concurrent clients for the /login rate")
-	flag.IntVar(&o.subs, "subs", 1000, "/events subscribers")
+	subs := flag.String("subs", "1000", "comma-separated /events subscriber counts (\"\" for none)")
 	flag.IntVar(&o.jobs, "jobs", 100, "jobs run with and without subscribers")
 	flag.BoolVar(&o.floor, "floor", true, "measure the load generator against a fixed-answer server first")
 	serve := flag.Bool("serve-swarm", false, "run the minions only, until stdin closes")
@@ -75,6 +77,14 @@ func run() int {
 			return 1
 		}
 		o.pass = strings.TrimRight(string(b), "\n")
+	}
+	for _, f := range strings.FieldsFunc(*subs, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "apibench: -subs:", err)
+			return 2
+		}
+		o.subs = append(o.subs, n)
 	}
 	raiseNoFile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

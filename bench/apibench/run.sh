@@ -30,7 +30,8 @@ cleanup() {
 	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	umount /etc 2>/dev/null || true
-	rm -rf "$work"
+	# Salt's daemons' children may still be writing for a moment.
+	rm -rf "$work" 2>/dev/null || { sleep 3; rm -rf "$work"; }
 }
 trap cleanup EXIT
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"html"
 	"io"
 	"net/http"
 	"net/textproto"
@@ -19,7 +20,6 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
-	"github.com/google/go-cmp/cmp"
 )
 
 // curl runs curl against salt-api. Secrets (the session token, a
@@ -43,12 +43,19 @@ func newCurl(t *testing.T, e *env) *curl {
 	return &curl{e: e, bin: tool(t, "curl", "curl"), dir: t.TempDir()}
 }
 
-// secret writes data to a 0600 file for curl to read and returns "@path".
+// secret writes data to a new 0600 file for curl to read and returns
+// "@path".
 func (c *curl) secret(t *testing.T, name, data string) string {
 	t.Helper()
-	path := filepath.Join(c.dir, name)
-	writeFile(t, path, []byte(data), 0o600)
-	return "@" + path
+	f, err := os.CreateTemp(c.dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	return "@" + f.Name()
 }
 
 // auth is the -H @file argument carrying token.
@@ -174,7 +181,7 @@ func TestE2ECurlStatusCodes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := c.do(t, tc.path, tc.args...)
-			if r.status != tc.status || !bytes.Contains(r.body, []byte(tc.msg)) {
+			if r.status != tc.status || !strings.Contains(message(r), tc.msg) {
 				t.Errorf("%s: %d %s, want %d with %q", tc.name, r.status, r.body, tc.status, tc.msg)
 			}
 		})
@@ -297,13 +304,27 @@ func TestE2ECurlHookAndEvents(t *testing.T) {
 		t.Errorf("/events does not start with %q: %.200q", "retry: 400\ntag: ", data)
 	}
 	ev := sseEvent(t, data, "salt/netapi/hook/brine/ci")
+	post := pyDumps(t, lookup(ev, "data", "post"))
 	if lookup(ev, "tag") != "salt/netapi/hook/brine/ci" || lookup(ev, "data", "body") != `{"ref": "main", "n": 1}` ||
-		!cmp.Equal(lookup(ev, "data", "post"), decodeOrdered(t, []byte(`{"ref": "main", "n": 1}`))) {
-		t.Errorf("hook event: %v", ev)
+		post != pyDumps(t, decodeOrdered(t, []byte(`{"ref": "main", "n": 1}`))) {
+		t.Errorf("hook event:\n%s", pyDumps(t, ev))
 	}
 	if ct := lookup(ev, "data", "headers", "Content-Type"); ct != "application/json" {
 		t.Errorf("hook event headers Content-Type = %v", ct)
 	}
+}
+
+// message is an error answer's text: "return" of a JSON body (Brine
+// answers JSON to a client that accepts it), else the <p> of CherryPy's
+// HTML error page, which Salt always sends.
+func message(r reply) string {
+	if v, err := decodeOrderedErr(r.body); err == nil {
+		s, _ := lookup(v, "return").(string)
+		return s
+	}
+	_, p, _ := strings.Cut(string(r.body), "<p>")
+	p, _, _ = strings.Cut(p, "</p>")
+	return html.UnescapeString(p)
 }
 
 // waitFile waits until the file holds want.
@@ -348,3 +369,39 @@ func decodeOrdered(t *testing.T, b []byte) any {
 func decodeOrderedErr(b []byte) (any, error) { return ordered.DecodeJSON(bytes.NewReader(b)) }
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReader(strings.NewReader(s)) }
+
+// quietStream is longer than salt-api's limit on writing one event to a
+// stream (10 s): a stream must outlive a quiet spell longer than that.
+const quietStream = 12 * time.Second
+
+// TestE2ECurlEventsQuietHTTP2: an /events stream over HTTP/2 (what
+// browsers and curl negotiate with salt-api's TLS) that has been quiet
+// for a while still delivers the next event.
+func TestE2ECurlEventsQuietHTTP2(t *testing.T) {
+	e := need(t)
+	c := newCurl(t, e)
+	tok := c.auth(t, e.login(t, apiUser, "pam"))
+	stream := filepath.Join(c.dir, "stream")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sse := exec.CommandContext(ctx, c.bin, append([]string{"--http2", "-skN", "-o", stream, "-H", "Accept: text/event-stream"},
+		append(tok, e.url+"/events")...)...)
+	if err := sse.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	var exit error
+	go func() { exit = sse.Wait(); close(ended) }()
+	defer func() { cancel(); <-ended }()
+	waitFile(t, stream, "retry: 400\n")
+	select {
+	case <-ended:
+		b, _ := os.ReadFile(stream)
+		t.Fatalf("the quiet stream ended (%v) after %q", exit, b)
+	case <-time.After(quietStream):
+	}
+	if r := c.do(t, "/hook/brine/quiet", append(tok, "-d", "a=b")...); r.status != 200 {
+		t.Fatalf("POST /hook/brine/quiet: %d %s", r.status, r.body)
+	}
+	waitFile(t, stream, "tag: salt/netapi/hook/brine/quiet\n")
+}

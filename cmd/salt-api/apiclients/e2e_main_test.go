@@ -11,24 +11,17 @@
 package apiclients
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/brinesalt/brine/internal/testsupport/apitest"
 	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
@@ -47,6 +40,7 @@ const (
 // env is the shared environment: the cluster, salt-api's URL, the PAM
 // passwords, and why it could not be made ("" when it was).
 type env struct {
+	api      *apitest.API
 	c        *clustertest.Cluster
 	conf     string // certificate, static files, known_hosts
 	rosters  string // the master's rosters: directory
@@ -118,8 +112,9 @@ func reexecPrivate() int {
 	return 0
 }
 
-// setup makes the users, the certificate, the cluster with three minions
-// and salt-api.
+// setup makes the users and the cluster with three minions (m1 and m2
+// with grain role web, m3 role db) behind salt-api, which also serves
+// the browser test's page.
 func setup(t *mainT) {
 	shared.passwd = map[string]string{}
 	for _, u := range []string{apiUser, limitedUser} {
@@ -127,8 +122,6 @@ func setup(t *mainT) {
 	}
 	shared.passwd[autoUser] = "anything"
 	conf := t.TempDir()
-	crt, key := writeCert(t, conf)
-	apiPort := freePort(t)
 	static := filepath.Join(conf, "static")
 	rosters := filepath.Join(conf, "rosters")
 	for _, d := range []string{static, rosters} {
@@ -138,24 +131,25 @@ func setup(t *mainT) {
 	}
 	writeStatic(t, static)
 	os.Setenv("BRINE_THIN_DIR", buildThin(t))
-	c := clustertest.New(t, fmt.Sprintf(masterConf, rosters, rosters, conf, apiPort, crt, key, static, static), "salt-api", "salt-ssh")
-	shared.c, shared.conf, shared.rosters, shared.url = c, conf, rosters, fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	a := apitest.Start(t, apitest.Options{
+		MasterConf: fmt.Sprintf(masterConf, rosters, rosters, conf),
+		APIConf:    fmt.Sprintf("  max_request_body_size: 65536\n  static: %s\n  static_path: /static\n  app: %s/index.html\n", static, static),
+	})
+	shared.api, shared.c, shared.conf, shared.rosters, shared.url = a, a.Cluster, conf, rosters, a.URL
 	shared.minions = []string{"m1", "m2", "m3"}
 	for i, id := range shared.minions {
 		role := "web"
 		if i == 2 {
 			role = "db"
 		}
-		c.StartMinion(id, c.MinionConf(id, id, "grains: {role: "+role+"}\n"))
+		a.StartMinion(id, a.MinionConf(id, id, "grains: {role: "+role+"}\n"))
 	}
-	c.PingUntil("*", shared.minions...)
-	startAPI(t, c)
+	a.PingUntil("*", shared.minions...)
 }
 
 // masterConf is the master's config beyond clustertest's: eauth for the
-// PAM and auto users, every netapi client, the rosters salt-ssh through
-// the API may use, and salt-api's rest_cherrypy section serving the
-// browser test's page.
+// PAM and auto users, every netapi client, and the rosters salt-ssh
+// through the API may use.
 const masterConf = `auto_accept: True
 external_auth:
   pam:
@@ -167,36 +161,7 @@ netapi_enable_clients: [local, local_async, local_batch, local_subset, runner, r
 rosters: [%s]
 roster_file: %s/roster
 known_hosts_file: %s/known_hosts
-rest_cherrypy:
-  port: %d
-  host: 127.0.0.1
-  ssl_crt: %s
-  ssl_key: %s
-  max_request_body_size: 65536
-  static: %s
-  static_path: /static
-  app: %s/index.html
 `
-
-// startAPI starts salt-api against the cluster's master and waits until
-// it answers GET /.
-func startAPI(t *mainT, c *clustertest.Cluster) {
-	cmd := exec.Command(filepath.Join(c.Bin, "salt-api"), "-c", filepath.Join(c.Dir, "master"), "-l", "info")
-	buf := &clustertest.SyncBuffer{}
-	c.Logs["salt-api"] = buf
-	cmd.Stdout, cmd.Stderr = buf, buf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	c.WaitFor("salt-api", func() bool {
-		status, _, _ := request("GET", shared.url+"/", nil, nil)
-		return status == 200
-	})
-}
 
 // addPAMUser adds a user without a home to this namespace's /etc with a
 // random password, set through chpasswd's standard input so it never
@@ -216,42 +181,10 @@ func addPAMUser(t *mainT, name string) string {
 	return pw
 }
 
-// writeCert writes a self-signed P-256 certificate for 127.0.0.1 and its
-// key (0600) into dir.
-func writeCert(t *mainT, dir string) (crt, key string) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kd, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crt, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	writeFile(t, crt, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
-	writeFile(t, key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600)
-	return crt, key
-}
-
 func writeFile(t interface{ Fatal(...any) }, path string, data []byte, mode os.FileMode) {
 	if err := os.WriteFile(path, data, mode); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freePort(t *mainT) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // buildThin builds the thin binary salt-ssh through the API deploys.

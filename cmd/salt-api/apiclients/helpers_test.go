@@ -72,6 +72,9 @@ func (e *env) events(t *testing.T, token string) <-chan event {
 	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/events", nil)
 	req.Header.Set("X-Auth-Token", token)
+	// As EventSource does: with app set, a request without Accept is an
+	// HTML request and gets the app (rest_cherrypy's html_override).
+	req.Header.Set("Accept", "text/event-stream")
 	resp, err := (&http.Client{Transport: insecure.Transport}).Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("GET /events: %v %v", err, resp)

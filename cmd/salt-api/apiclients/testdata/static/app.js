@@ -5,7 +5,12 @@
 // events, and posts what it saw to /hook/brine-browser/report, where the
 // test reads it from the event bus.
 const report = { errors: [], tags: [], rets: {} };
-const log = (s) => { document.getElementById("log").textContent += s + "\n"; };
+// Each step goes to the console too: Chromium's log (--enable-logging)
+// shows it when the test fails.
+const log = (s) => {
+  console.log("brine-test: " + s);
+  document.getElementById("log").textContent += s + "\n";
+};
 
 async function post(path, body) {
   const r = await fetch(path, {
@@ -44,20 +49,30 @@ async function main() {
   const creds = await (await fetch("/static/creds.json")).json();
   const login = await post("/login", creds);
   report.login = login.status;
+  log("login " + login.status);
   report.user = login.body.return[0].user;
   const es = new EventSource("/events");
   report.es = es;
-  es.onerror = () => report.errors.push("EventSource error, readyState " + es.readyState);
+  es.onerror = () => {
+    report.errors.push("EventSource error, readyState " + es.readyState);
+    log("EventSource error, readyState " + es.readyState);
+  };
   es.onmessage = (m) => seen(JSON.parse(m.data));
   es.onopen = async () => {
     report.opened = true;
+    log("EventSource open");
     const run = await post("/", { client: "local_async", tgt: "*", fun: "test.ping" });
     report.run = run.status;
     report.minions = run.body.return[0].minions.slice().sort();
     report.jid = run.body.return[0].jid;
+    log("job " + report.jid + " on " + report.minions.join(","));
     seen({ tag: "", data: {} });
   };
 }
 
 setTimeout(() => { report.errors.push("timed out"); if (report.es) report.es.close(); delete report.es; done(); }, 40000);
-main().catch((e) => { report.errors.push(String(e)); done(); });
+main().catch((e) => {
+  report.errors.push(String(e));
+  log("error " + e);
+  done();
+});
