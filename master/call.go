@@ -41,6 +41,7 @@ func (m *Master) Call(ctx, life context.Context, kind string, req CallRequest) (
 	if req.Kwarg == nil {
 		req.Kwarg = ordered.New()
 	}
+	req.Kwarg = withoutCreds(req.Kwarg)
 	switch kind {
 	case "runner":
 		return m.callRunner(ctx, life, req)

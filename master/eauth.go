@@ -22,6 +22,46 @@ import (
 // root), who needs no eauth, as Salt's publish with user root.
 type Creds struct{ Token, Eauth, Username, Password string }
 
+// String shows the credentials with the password and the token
+// redacted, so a Creds printed or logged by mistake leaks neither.
+func (c Creds) String() string {
+	return fmt.Sprintf("Creds{Eauth: %q, Username: %q, Password: %s, Token: %s}", c.Eauth, c.Username, redacted(c.Password), redacted(c.Token))
+}
+
+// GoString is String, for %#v.
+func (c Creds) GoString() string { return c.String() }
+
+// LogValue logs the eauth and user, never the secrets.
+func (c Creds) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("eauth", c.Eauth), slog.String("user", c.Username), slog.Bool("token", c.Token != ""))
+}
+
+func redacted(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "<redacted>"
+}
+
+// sensitiveKeys are what ClearFuncs and RunnerClient._reformat_low take
+// out of a call's load before it runs: credentials never reach a
+// function's arguments, its events or the job cache.
+var sensitiveKeys = []string{"username", "password", "eauth", "token", "key", "client"}
+
+// withoutCreds is kw without sensitiveKeys (a copy when it had any).
+func withoutCreds(kw *ordered.Map) *ordered.Map {
+	for _, k := range sensitiveKeys {
+		if kw.Has(k) {
+			kw = kw.Copy()
+			for _, k := range sensitiveKeys {
+				kw.Delete(k)
+			}
+			return kw
+		}
+	}
+	return kw
+}
+
 // authType is ClearFuncs._prep_auth_info: a token wins over eauth
 // credentials, and neither is the local user.
 func (c Creds) authType() string {

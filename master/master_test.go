@@ -16,16 +16,22 @@ import (
 	"github.com/brinesalt/brine/internal/transport"
 )
 
-func startMaster(t *testing.T) (*Master, context.Context) {
-	t.Helper()
-	dir := t.TempDir()
+// testOptions are a master's options on loopback ports the kernel picks,
+// with every directory under dir.
+func testOptions(dir string) Options {
 	o := DefaultOptions()
 	o.Interface, o.PublishPort, o.RetPort = "127.0.0.1", 0, 0
 	o.PKIDir, o.CacheDir, o.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
 	o.FileRoots = map[string][]string{"base": {dir + "/srv"}}
 	o.PillarRoots = map[string][]string{"base": {dir + "/pillar"}}
-	o.Auth.AutoAccept = true
 	o.MaxMessage = 1 << 20
+	return o
+}
+
+func startMaster(t *testing.T) (*Master, context.Context) {
+	t.Helper()
+	o := testOptions(t.TempDir())
+	o.Auth.AutoAccept = true
 	m, err := New(o, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered
 		}
 		return m.lookupJID(jid), nil
 	case "jobs.list_jobs":
-		return m.listJobs(), nil
+		return m.listJobsFiltered(kw)
 	case "jobs.list_job":
 		jid := arg(0, "jid")
 		if jid == "" {

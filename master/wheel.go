@@ -8,6 +8,7 @@ import (
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/modules"
 )
 
 // wheelFunc is one wheel function: it takes the call's keyword arguments
@@ -116,25 +117,7 @@ func (a wheelArgs) str(name, def string) string {
 }
 
 // flag is a boolean parameter, with Python's truth.
-func (a wheelArgs) flag(name string) bool {
-	v := a.kw.Value(name)
-	if n, ok := ordered.Number(v); ok {
-		return n != 0
-	}
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case *ordered.Map:
-		return x.Len() > 0
-	}
-	return true
-}
+func (a wheelArgs) flag(name string) bool { return modules.Truthy(a.kw.Value(name)) }
 
 // integer is an int parameter; a numeric string is accepted too (form
 // bodies carry strings).

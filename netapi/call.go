@@ -38,13 +38,12 @@ func (s *Server) call(ctx context.Context, name string, chunk *ordered.Map, cred
 		return s.runnerFull(ctx, chunk, req)
 	}
 	if name == "runner" {
-		if d, err := secondsOpt(chunk, "timeout", 0); err != nil {
+		var cancel context.CancelFunc
+		var err error
+		if ctx, cancel, err = chunkTimeout(ctx, chunk); err != nil {
 			return nil, err
-		} else if d > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, d)
-			defer cancel()
 		}
+		defer cancel()
 	}
 	var ret any
 	err := s.pool.with(ctx, func(c *master.Client) error {
@@ -100,13 +99,11 @@ func (s *Server) runnerFull(ctx context.Context, chunk *ordered.Map, req master.
 	if err != nil {
 		return nil, authErr(err)
 	}
-	if d, err := secondsOpt(chunk, "timeout", 0); err != nil {
+	ctx, cancel, err := chunkTimeout(ctx, chunk)
+	if err != nil {
 		return nil, err
-	} else if d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
 	}
+	defer cancel()
 	want := "salt/run/" + jid + "/ret"
 	for {
 		select {
@@ -121,4 +118,18 @@ func (s *Server) runnerFull(ctx context.Context, chunk *ordered.Map, req master.
 			}
 		}
 	}
+}
+
+// chunkTimeout bounds ctx by the chunk's timeout (seconds), when it has
+// one.
+func chunkTimeout(ctx context.Context, chunk *ordered.Map) (context.Context, context.CancelFunc, error) {
+	d, err := secondsOpt(chunk, "timeout", 0)
+	if err != nil {
+		return ctx, func() {}, err
+	}
+	if d <= 0 {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/modules"
 )
 
 // Clients are NetapiClient's public methods in the order Salt lists them
@@ -89,25 +90,7 @@ func str(v any) string {
 }
 
 // truthy is Python's truth of a lowstate value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case *ordered.Map:
-		return x.Len() > 0
-	}
-	return true
-}
+func truthy(v any) bool { return modules.Truthy(v) }
 
 // authErr turns the master's refusal into Salt's 401 with its message;
 // other errors pass through.

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
@@ -32,8 +33,11 @@ type Options struct {
 	// MasterOpts is the master config as read (failhard, external_auth).
 	MasterOpts *ordered.Map
 	Log        *slog.Logger
-	// SSH runs the ssh client; nil leaves it failing with an error.
-	SSH SSHRunner
+	// MasterConfig is the loaded master config the ssh client runs
+	// salt-ssh with, and ConfigDir its directory; nil leaves the ssh
+	// client unavailable.
+	MasterConfig *config.Master
+	ConfigDir    string
 }
 
 // Server is salt-api: rest_cherrypy's endpoints over the master's local
@@ -45,7 +49,8 @@ type Server struct {
 	timeout          time.Duration
 	gatherJobTimeout time.Duration
 	masterOpts       *ordered.Map
-	ssh              SSHRunner
+	masterCfg        *config.Master
+	configDir        string
 
 	pool     *pool
 	hub      *hub
@@ -71,7 +76,7 @@ func New(o Options) (*Server, error) {
 		o.MasterOpts = ordered.New()
 	}
 	s := &Server{cfg: o.Config, log: o.Log, sock: o.Socket, timeout: o.Timeout, gatherJobTimeout: o.GatherJobTimeout,
-		masterOpts: o.MasterOpts, ssh: o.SSH, pool: newPool(o.Socket, max(o.Config.ThreadPool, 8)), hub: newHub(),
+		masterOpts: o.MasterOpts, masterCfg: o.MasterConfig, configDir: o.ConfigDir, pool: newPool(o.Socket, max(o.Config.ThreadPool, 8)), hub: newHub(),
 		sessions: newSessions(), limit: newLimiter(o.Config.ThreadPool, o.Config.SocketQueueSize),
 		stats: newStats(o.Config.CollectStats)}
 	if s.log == nil {

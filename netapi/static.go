@@ -94,13 +94,7 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request, rel string)
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.IsDir() {
-		s.notFound(w, r, fs.ErrNotExist)
-		return
-	}
-	w.Header().Set("Content-Type", contentType(name))
-	http.ServeContent(w, r, name, st.ModTime(), f)
+	s.serveOpen(w, r, f, name)
 }
 
 // serveFile serves one configured file (app, favicon).
@@ -114,13 +108,19 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	defer f.Close()
+	s.serveOpen(w, r, f, p)
+}
+
+// serveOpen serves an opened regular file with its media type (a
+// directory is not found).
+func (s *Server) serveOpen(w http.ResponseWriter, r *http.Request, f *os.File, name string) {
 	st, err := f.Stat()
 	if err != nil || st.IsDir() {
 		s.notFound(w, r, fs.ErrNotExist)
 		return
 	}
-	w.Header().Set("Content-Type", contentType(p))
-	http.ServeContent(w, r, filepath.Base(p), st.ModTime(), f)
+	w.Header().Set("Content-Type", contentType(name))
+	http.ServeContent(w, r, filepath.Base(name), st.ModTime(), f)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, err error) {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -184,8 +188,32 @@ func TestAPI(t *testing.T) {
 		code, body = post(a, "/run", "", map[string]any{"client": "local", "tgt": "m1", "fun": "test.ping", "token": tok})
 		wantError(t, "/run with a session id as token", code, body, 401, "Authentication error occurred.")
 		code, body = post(a, "/token", "", map[string]any{"username": "bob", "password": "x", "eauth": "auto"})
-		if code != 200 || !strings.HasPrefix(string(body), "[{") {
+		var toks []map[string]any
+		if code != 200 || json.Unmarshal(body, &toks) != nil || len(toks) != 1 || len(fmt.Sprint(toks[0]["token"])) != 64 ||
+			toks[0]["name"] != "bob" || toks[0]["perms"] != nil {
 			t.Fatalf("/token: %d %s", code, body)
+		}
+		eauthTok := toks[0]["token"].(string)
+		code, body = post(a, "/run", "", map[string]any{"client": "local", "tgt": "m1", "fun": "test.ping", "token": eauthTok})
+		if code != 200 || string(body) != `{"return": [{"m1": true}]}` {
+			t.Errorf("/run with the eauth token: %d %s", code, body)
+		}
+		for q, want := range map[string]int{"?salt_token=" + eauthTok: 200, "?token=" + tok: 200, "?token=" + eauthTok: 200,
+			"?token=nothex": 401, "?salt_token=" + strings.Repeat("ab", 32): 401} {
+			req, _ := http.NewRequest("GET", a.URL+"/events"+q, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := a.HTTP.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := make([]byte, 11)
+			if resp.StatusCode == 200 {
+				_, err = io.ReadFull(resp.Body, first)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want || (want == 200 && (err != nil || string(first) != "retry: 400\n")) {
+				t.Errorf("/events%s: %d %q %v, want %d", q, resp.StatusCode, first, err, want)
+			}
 		}
 		code, body = post(a, "/token", "", map[string]any{"username": "bob"})
 		wantError(t, "/token without a password", code, body, 400, `Require "username", "password", and "eauth" params`)
@@ -226,6 +254,26 @@ func TestAPI(t *testing.T) {
 		}
 		resp, body = a.Do("GET", "/nosuch", "", "", nil)
 		wantError(t, "unknown path", resp.StatusCode, body, 404, "The path '/nosuch' was not found.")
+	})
+
+	t.Run("stats", func(t *testing.T) {
+		resp, body := a.Do("GET", "/stats", tok, "", nil)
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"CherryPy Applications": {"salt-api": {"Enabled": false`) {
+			t.Errorf("GET /stats: %d %s", resp.StatusCode, body)
+		}
+		resp, body = a.Do("GET", "/stats", "", "", nil)
+		wantError(t, "/stats without a session", resp.StatusCode, body, 401, "No permission -- see authorization schemes")
+	})
+
+	t.Run("silent minion", func(t *testing.T) {
+		m2 := a.Minions["m2"]
+		m2.Process.Signal(os.Interrupt)
+		m2.Wait()
+		delete(a.Minions, "m2")
+		code, body := post(a, "/", tok, map[string]any{"client": "local", "tgt": "*", "fun": "test.ping"})
+		if code != 200 || string(body) != `{"return": [{"m1": true, "m2": false}]}` {
+			t.Errorf("a minion that does not return is False: %d %s", code, body)
+		}
 	})
 
 	t.Run("logout", func(t *testing.T) {

@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	srv, err := netapi.New(netapi.Options{Config: ac, Socket: mo.LocalSocket(), Timeout: mo.Timeout,
-		GatherJobTimeout: mo.GatherJobTimeout, MasterOpts: cfg.Raw, Log: log, SSH: newSSH(cfg, confDir, ac, log)})
+		GatherJobTimeout: mo.GatherJobTimeout, MasterOpts: cfg.Raw, Log: log, MasterConfig: cfg, ConfigDir: confDir})
 	if err != nil {
 		log.Error(err.Error())
 		return 1

@@ -5,7 +5,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/eauthcli"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/shutdown"
@@ -26,20 +29,21 @@ import (
 
 func main() {
 	ctx, stop := shutdown.Context(nil, "")
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 var kwargRE = regexp.MustCompile(`^([^\d\W][\w.-]*)=(?:[^=]|$)`)
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("salt-run", pflag.ContinueOnError)
 	fs.SetInterspersed(true)
 	fs.SetOutput(stderr)
 	confDir := fs.StringP("config-dir", "c", config.DefaultDir, "configuration directory")
 	out := fs.String("out", "", "outputter")
 	fs.StringP("log-level", "l", "warning", "console log level")
+	ea := eauthcli.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -78,7 +82,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fun == "state.event" {
 		return stateEvent(ctx, cl, kw, stdout, stderr)
 	}
-	ret, err := cl.Runner(ctx, fun, pos, kw)
+	creds, err := ea.Resolve(ctx, cfg.Raw, &eauthcli.Terminal{Stdin: bufio.NewReader(stdin), Stdout: stdout, Stderr: stderr},
+		func(ctx context.Context, c eauthcli.Creds) (string, error) {
+			td, err := cl.MkToken(ctx, master.Creds(c), 0)
+			if err != nil {
+				return "", err
+			}
+			tok, _ := td.Value("token").(string)
+			return tok, nil
+		})
+	if err != nil {
+		// salt/runner.py logs "Authentication failed" and returns {}.
+		fmt.Fprintln(stderr, "[ERROR   ] Authentication failed")
+		return 0
+	}
+	ret, err := cl.Call(ctx, "runner", master.CallRequest{Fun: fun, Arg: pos, Kwarg: kw, Auth: master.Creds(creds)})
+	var ae *master.AuthError
+	if errors.As(err, &ae) {
+		// salt/runner.py run shows the function's docs, or, without
+		// any (Brine's runners have none), the error, and ends normally.
+		ret, err = ae.Message, nil
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

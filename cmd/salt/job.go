@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"github.com/brinesalt/brine/client"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
 )
 
 type cli struct {
@@ -62,6 +64,15 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 		}
 	}
 	jid, minions, err := s.Pub.Publish(ctx, req)
+	var ae *master.AuthError
+	if errors.As(err, &ae) {
+		// salt/cli/salt.py prints the refusal through the outputter and
+		// ends normally (exit 0), as Salt does.
+		if err := output.Write(c.outW, "nested", ae.Message, output.Options{}); err != nil {
+			fmt.Fprintln(c.stderr, err)
+		}
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintln(c.stderr, "Error:", err)
 		return 1

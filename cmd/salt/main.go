@@ -5,7 +5,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/eauthcli"
 	"github.com/brinesalt/brine/internal/logging"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/saltyaml"
@@ -25,7 +28,7 @@ import (
 
 func main() {
 	ctx, stop := shutdown.Context(nil, "")
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -34,6 +37,7 @@ func main() {
 // SaltCMDOptionParser) that Brine implements.
 type options struct {
 	target                                   *targetopt.Options
+	eauth                                    *eauthcli.Options
 	batch                                    string
 	batchWait                                float64
 	async, verbose, showJID                  bool
@@ -55,6 +59,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SetInterspersed(true)
 	fs.SetOutput(stderr)
 	o.target = targetopt.Register(fs, targetopt.Extended, nil)
+	o.eauth = eauthcli.Register(fs)
 	fs.StringVarP(&o.batch, "batch-size", "b", "", "run in batches of N minions or N% of them")
 	fs.StringVar(&o.batch, "batch", "", "alias of --batch-size")
 	fs.Float64Var(&o.batchWait, "batch-wait", 0, "seconds to wait after a minion returns before starting the next")
@@ -95,7 +100,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var o options
 	fs := newFlagSet(&o, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -161,9 +166,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		req.RetKwargs = kw
 	}
+	creds, err := o.eauth.Resolve(ctx, cfg.Raw, &eauthcli.Terminal{Stdin: bufio.NewReader(stdin), Stdout: stdout, Stderr: stderr},
+		func(ctx context.Context, cr eauthcli.Creds) (string, error) { return makeToken(ctx, c.sock, cr) })
+	if err != nil {
+		// salt/cli/salt.py: "ERROR: Authentication failed", exit 2.
+		fmt.Fprintln(stderr, "ERROR: Authentication failed")
+		if !errors.Is(err, eauthcli.ErrAuthFailed) {
+			fmt.Fprintln(stderr, err)
+		}
+		return 2
+	}
+	req.Auth = master.Creds(creds)
 	if o.batch != "" || o.static {
 		// salt/cli/salt.py runs --static as a quiet batch of 100%.
 		return c.runBatch(ctx, req)
 	}
 	return c.runOnce(ctx, req)
+}
+
+// makeToken asks the master for an eauth token (Resolver.token_cli).
+func makeToken(ctx context.Context, sock string, c eauthcli.Creds) (string, error) {
+	cl, err := master.Dial(ctx, sock)
+	if err != nil {
+		return "", err
+	}
+	defer cl.Close()
+	td, err := cl.MkToken(ctx, master.Creds(c), 0)
+	if err != nil {
+		return "", err
+	}
+	tok, _ := td.Value("token").(string)
+	return tok, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -167,7 +168,7 @@ func TestBatchTimedOut(t *testing.T) {
 // (exit 2) before anything is read or published.
 func TestTargetOptionsExclusive(t *testing.T) {
 	var stderr bytes.Buffer
-	code := run(t.Context(), []string{"-E", "-G", "os:Debian", "test.ping", "-c", t.TempDir()}, io.Discard, &stderr)
+	code := run(t.Context(), []string{"-E", "-G", "os:Debian", "test.ping", "-c", t.TempDir()}, strings.NewReader(""), io.Discard, &stderr)
 	want := "salt: error: The options --pcre/--grain are mutually exclusive. Please only choose one of them\n"
 	if code != 2 || stderr.String() != want {
 		t.Fatalf("exit %d, stderr %q; want 2, %q", code, stderr.String(), want)

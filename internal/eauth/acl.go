@@ -158,11 +158,8 @@ func AuthCheck(authList []any, p Publish, whitelist []string, expand TargetFunc)
 					return true
 				}
 			case *ordered.Map:
-				if x.Len() != 1 {
-					continue
-				}
-				valid := x.Keys()[0]
-				if !validateTgt(valid, p.Minions, expand) {
+				valid, funs, ok := oneKey(x)
+				if !ok || !validateTgt(valid, p.Minions, expand) {
 					continue
 				}
 				var funArgs []any
@@ -170,7 +167,7 @@ func AuthCheck(authList []any, p Publish, whitelist []string, expand TargetFunc)
 					funArgs = p.Args[num]
 				}
 				args, kwargs := splitKwarg(funArgs)
-				if funCheck(x.Value(valid), fun, args, kwargs) {
+				if funCheck(funs, fun, args, kwargs) {
 					return true
 				}
 			}
@@ -207,22 +204,14 @@ func validateTgt(valid any, minions []string, expand TargetFunc) bool {
 // funCheck is CkMinions.__fun_check: fun matches one of the conditions, a
 // regex string or a one-key mapping {regex: argument conditions}.
 func funCheck(valid any, fun string, args []any, kwargs *ordered.Map) bool {
-	conds, ok := valid.([]any)
-	if !ok {
-		conds = []any{valid}
-	}
-	for _, c := range conds {
+	for _, c := range asList(valid) {
 		switch x := c.(type) {
 		case string:
 			if matchCheck(x, fun) {
 				return true
 			}
 		case *ordered.Map:
-			if x.Len() != 1 {
-				continue
-			}
-			k := x.Keys()[0]
-			if matchCheck(k, fun) && argsCheck(x.Value(k), args, kwargs) {
+			if k, conds, ok := oneKey(x); ok && matchCheck(k, fun) && argsCheck(conds, args, kwargs) {
 				return true
 			}
 		}
@@ -236,11 +225,7 @@ func funCheck(valid any, fun string, args []any, kwargs *ordered.Map) bool {
 // the argument must be there); every named keyword must be given and
 // match.
 func argsCheck(valid any, args []any, kwargs *ordered.Map) bool {
-	conds, ok := valid.([]any)
-	if !ok {
-		conds = []any{valid}
-	}
-	for _, c := range conds {
+	for _, c := range asList(valid) {
 		cond, ok := c.(*ordered.Map)
 		if !ok {
 			continue
@@ -250,6 +235,24 @@ func argsCheck(valid any, args []any, kwargs *ordered.Map) bool {
 		}
 	}
 	return false
+}
+
+// oneKey is the key and value of a one-key mapping; ACL mappings with
+// more keys are malformed and skipped, as Salt skips them.
+func oneKey(m *ordered.Map) (key, value any, ok bool) {
+	if m.Len() != 1 {
+		return nil, nil, false
+	}
+	k := m.Keys()[0]
+	return k, m.Value(k), true
+}
+
+// asList is Salt's "if not isinstance(valid, list): valid = [valid]".
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
 }
 
 func positionalOK(v any, args []any) bool {
@@ -349,18 +352,16 @@ func SpecCheck(authList []any, fun string, low *ordered.Map, form string) (bool,
 				return true, nil
 			}
 		case *ordered.Map:
-			if x.Len() != 1 {
+			k, funs, ok := oneKey(x)
+			valid, _ := k.(string)
+			at, isAt := strings.CutPrefix(valid, "@")
+			if !ok || !isAt {
 				continue
 			}
-			valid, _ := x.Keys()[0].(string)
-			at, ok := strings.CutPrefix(valid, "@")
-			if !ok {
-				continue
-			}
-			if at == mod && funCheck(x.Value(valid), name, args, kwargs) {
+			if at == mod && funCheck(funs, name, args, kwargs) {
 				return true, nil
 			}
-			if (at == form || at == form+"s") && funCheck(x.Value(valid), fun, args, kwargs) {
+			if (at == form || at == form+"s") && funCheck(funs, fun, args, kwargs) {
 				return true, nil
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,26 +158,9 @@ func (f *File) htdigest(username, password string) (bool, error) {
 	if f.Realm == "" {
 		return false, errors.New("file eauth: A ^realm must be defined in external_auth:file for htdigest filetype")
 	}
-	lines, err := f.lines()
-	if err != nil {
+	stored, found, err := f.record("htdigest", []string{username, f.Realm})
+	if err != nil || !found {
 		return false, err
-	}
-	stored, found := "", false
-	for i, line := range lines {
-		line = strings.TrimRight(line, " \t\r\n")
-		if line == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		parts := strings.Split(line, ":")
-		if len(parts) != 3 {
-			return false, fmt.Errorf("file eauth: malformed htdigest file (error reading line %d)", i+1)
-		}
-		if parts[0] == username && parts[1] == f.Realm {
-			stored, found = parts[2], true // later records replace earlier ones, as in passlib
-		}
-	}
-	if !found {
-		return false, nil
 	}
 	sum := md5.Sum([]byte(username + ":" + f.Realm + ":" + password))
 	return constEq(strings.ToLower(stored), hex.EncodeToString(sum[:])), nil
@@ -184,9 +168,22 @@ func (f *File) htdigest(username, password string) (bool, error) {
 
 // htpasswd is passlib's HtpasswdFile.check_password.
 func (f *File) htpasswd(username, password string) (bool, error) {
+	stored, found, err := f.record("htpasswd", []string{username})
+	if err != nil || !found {
+		return false, err
+	}
+	return verifyHtpasswd(stored, password)
+}
+
+// record reads an Apache password file of colon-separated records whose
+// leading fields are key, followed by the hash: the hash of the last
+// record with that key (later records replace earlier ones in passlib).
+// Blank lines and comments are skipped; a record with another number of
+// fields is an error, as passlib's parser raises.
+func (f *File) record(kind string, key []string) (string, bool, error) {
 	lines, err := f.lines()
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	stored, found := "", false
 	for i, line := range lines {
@@ -195,17 +192,14 @@ func (f *File) htpasswd(username, password string) (bool, error) {
 			continue
 		}
 		parts := strings.Split(line, ":")
-		if len(parts) != 2 {
-			return false, fmt.Errorf("file eauth: malformed htpasswd file (error reading line %d)", i+1)
+		if len(parts) != len(key)+1 {
+			return "", false, fmt.Errorf("file eauth: malformed %s file (error reading line %d)", kind, i+1)
 		}
-		if parts[0] == username {
-			stored, found = parts[1], true
+		if slices.Equal(parts[:len(key)], key) {
+			stored, found = parts[len(key)], true
 		}
 	}
-	if !found {
-		return false, nil
-	}
-	return verifyHtpasswd(stored, password)
+	return stored, found, nil
 }
 
 // verifyHtpasswd checks password against one htpasswd hash, identified

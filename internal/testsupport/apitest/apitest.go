@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/brinesalt/brine/internal/testsupport/clustertest"
@@ -44,6 +45,8 @@ type Options struct {
 	// Tools are more commands to build (salt-api and the daemons always
 	// are).
 	Tools []string
+	// Thin builds the thin binary beside salt-api, for the ssh client.
+	Thin bool
 }
 
 // DefaultMasterConf lets anyone in through the auto eauth with every
@@ -97,6 +100,9 @@ func Start(t clustertest.T, o Options) *API {
 	}
 	a.Cluster = clustertest.New(t, mc+"\n"+api, append([]string{"salt-api"}, o.Tools...)...)
 	a.URL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, a.Port)
+	if o.Thin {
+		buildThin(t, a.Bin)
+	}
 	a.HTTP = &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: a.CAPool}, ForceAttemptHTTP2: false}}
 	for _, id := range o.Minions {
@@ -257,6 +263,18 @@ func SelfSigned(t clustertest.T, dir string) (certFile, keyFile string, pool *x5
 	pool = x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
 	return certFile, keyFile, pool
+}
+
+// buildThin builds the static thin binary into bin, where salt-api
+// looks for it (beside its executable).
+func buildThin(t clustertest.T, bin string) {
+	t.Helper()
+	out := filepath.Join(bin, "salt-thin-linux-"+runtime.GOARCH)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/salt-thin")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build thin: %v: %s", err, b)
+	}
 }
 
 func freePort(t clustertest.T) int {

@@ -8,12 +8,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -251,6 +253,20 @@ func (c *Cluster) StartMinionWrapped(name, dir string, wrapper ...string) *exec.
 // combined output and exit code.
 func (c *Cluster) Run(tool string, args ...string) (string, int) {
 	c.t.Helper()
+	return c.run(nil, nil, tool, args)
+}
+
+// RunInput is Run with input on the tool's stdin and env added to its
+// environment. The tool runs in a session of its own, without a
+// controlling terminal, so a password prompt reads stdin as it does
+// under a pipe (getpass's fallback).
+func (c *Cluster) RunInput(input string, env []string, tool string, args ...string) (string, int) {
+	c.t.Helper()
+	return c.run(strings.NewReader(input), env, tool, args)
+}
+
+func (c *Cluster) run(stdin io.Reader, env []string, tool string, args []string) (string, int) {
+	c.t.Helper()
 	limit := c.RunTimeout
 	if limit == 0 {
 		limit = 60 * time.Second
@@ -261,6 +277,11 @@ func (c *Cluster) Run(tool string, args ...string) (string, int) {
 	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, tool), full...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	if stdin != nil {
+		cmd.Stdin = stdin
+		cmd.Env = append(os.Environ(), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -41,7 +41,7 @@ var layers = []struct {
 	// them in and the pillar module that calls them sit with them.
 	{"state/apply", 10}, {"state/modules/all", 10}, {"state/pillar/module", 10},
 	// The remote runtime, outputters, rosters, shared CLI options.
-	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11},
+	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11}, {"internal/eauthcli", 11},
 	// Executors. client (Salt's LocalClient: sessions, batches, subsets on the
 	// master's local socket) and netapi (salt-api) sit beside them: they drive
 	// master and sshexec, so they are not in executors below.

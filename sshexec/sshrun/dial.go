@@ -1,4 +1,4 @@
-package main
+package sshrun
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/roster"
@@ -50,20 +48,20 @@ type dialer struct {
 	warned sync.Map // ssh_options keys already warned about
 }
 
-// newDialer builds the dialer from the app's config and flags.
-func newDialer(a *app, mode sshconn.HostKeyMode) (*dialer, error) {
+// newDialer builds the dialer from the run's config and settings.
+func newDialer(sr *Run, mode sshconn.HostKeyMode) (*dialer, error) {
 	d := &dialer{
-		mode: mode, modeSet: a.o.noHostKeys || a.o.ignoreKeys, log: a.log,
+		mode: mode, modeSet: sr.s.NoHostKeys || sr.s.IgnoreHostKeys, log: sr.log,
 		agentSocket:  os.Getenv("SSH_AUTH_SOCK"),
-		keyDeploy:    a.o.keyDeploy,
-		userExplicit: a.o.set["user"] || a.cfg.Raw.Value("ssh_user") != nil,
-		portExplicit: a.cfg.Raw.Value("ssh_port") != nil,
+		keyDeploy:    sr.s.KeyDeploy,
+		userExplicit: sr.s.Set["user"] || sr.cfg.Raw.Value("ssh_user") != nil,
+		portExplicit: sr.cfg.Raw.Value("ssh_port") != nil,
 	}
-	if a.cfg.Raw.Value("known_hosts_file") != nil {
-		d.knownHosts = a.cfg.KnownHostsFile
+	if sr.cfg.Raw.Value("known_hosts_file") != nil {
+		d.knownHosts = sr.cfg.KnownHostsFile
 	}
 	home, _ := os.UserHomeDir()
-	file := a.cfg.SSHConfigFile
+	file := sr.cfg.SSHConfigFile
 	if file == "" {
 		file = filepath.Join(home, ".ssh", "config")
 	}
@@ -343,5 +341,3 @@ func localUser() string {
 	}
 	return sshconn.DefaultUser
 }
-
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

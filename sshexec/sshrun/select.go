@@ -1,4 +1,4 @@
-package main
+package sshrun
 
 import (
 	"context"
@@ -29,11 +29,11 @@ func needsData(kind string) bool {
 
 // rosterQuery is what the roster is asked for: the expression itself for
 // id-based targeting, every host for data-based targeting.
-func (a *app) rosterQuery() (tgt, kind string) {
-	if needsData(a.o.tgtType) {
+func (sr *Run) rosterQuery() (tgt, kind string) {
+	if needsData(sr.s.TgtType) {
 		return "*", "glob"
 	}
-	return a.o.target, a.o.tgtType
+	return sr.s.Target, sr.s.TgtType
 }
 
 // selectByData narrows the roster's hosts to those whose cached grains
@@ -41,39 +41,39 @@ func (a *app) rosterQuery() (tgt, kind string) {
 // --refresh) are asked for their grains first, in one light round trip;
 // a host that cannot be reached is left out with a warning, as it cannot
 // be known to match.
-func (a *app) selectByData(ctx context.Context) error {
-	opts := target.OptionsFromConfig(a.cfg.Raw)
+func (sr *Run) selectByData(ctx context.Context) error {
+	opts := target.OptionsFromConfig(sr.cfg.Raw)
 	// A bad P@/J@ (or -P, --pillar-pcre) regex fails the run, as a bad -E
 	// one does, instead of matching nothing with exit 0.
 	opts.RejectBadRegex = true
-	m, err := target.Compile(a.o.target, target.Kind(a.o.tgtType), opts)
+	m, err := target.Compile(sr.s.Target, target.Kind(sr.s.TgtType), opts)
 	if err != nil {
-		return fmt.Errorf("target %q: %w", a.o.target, err)
+		return fmt.Errorf("target %q: %w", sr.s.Target, err)
 	}
-	cache := a.grainsCache()
+	cache := sr.grainsCache()
 	var stale []roster.Target
-	for _, t := range a.targets {
-		if _, fresh := cache.Get(t.ID); !fresh || a.o.refresh {
+	for _, t := range sr.targets {
+		if _, fresh := cache.Get(t.ID); !fresh || sr.s.Refresh {
 			stale = append(stale, t)
 		}
 	}
 	if len(stale) > 0 {
-		for r := range a.exec.Run(ctx, stale, sshexec.Job{JID: a.job.JID, Fun: "test.ping", RefreshGrains: true}) {
+		for r := range sr.exec.Run(ctx, stale, sshexec.Job{JID: sr.job.JID, Fun: "test.ping", RefreshGrains: true}) {
 			if r.Err != nil {
-				a.log.Warn("cannot learn the grains of a host; leaving it out of the match", logattr.Host, r.ID, logattr.Err, r.Err)
+				sr.log.Warn("cannot learn the grains of a host; leaving it out of the match", logattr.Host, r.ID, logattr.Err, r.Err)
 			}
 		}
 	}
 	var keep []roster.Target
-	for _, t := range a.targets {
+	for _, t := range sr.targets {
 		g, _ := cache.Get(t.ID)
 		if g == nil {
 			continue
 		}
 		mn := &target.Minion{ID: t.ID, Grains: g}
-		if a.needsPillar() {
-			if mn.Pillar, err = a.hostPillar(ctx, t, g); err != nil {
-				a.log.Warn("cannot compile the pillar of a host; leaving it out of the match", logattr.Host, t.ID, logattr.Err, err)
+		if sr.needsPillar() {
+			if mn.Pillar, err = sr.hostPillar(ctx, t, g); err != nil {
+				sr.log.Warn("cannot compile the pillar of a host; leaving it out of the match", logattr.Host, t.ID, logattr.Err, err)
 				continue
 			}
 		}
@@ -81,34 +81,34 @@ func (a *app) selectByData(ctx context.Context) error {
 			keep = append(keep, t)
 		}
 	}
-	a.targets = keep
+	sr.targets = keep
 	return nil
 }
 
 // needsPillar reports whether the expression can look at pillar: pillar
 // targets, and compound expressions with I@ or J@ (or nodegroups, which
 // may hold them).
-func (a *app) needsPillar() bool {
-	switch target.Kind(a.o.tgtType) {
+func (sr *Run) needsPillar() bool {
+	switch target.Kind(sr.s.TgtType) {
 	case target.Pillar, target.PillarPCRE, target.PillarExact:
 		return true
 	case target.Compound:
-		return strings.Contains(a.o.target, "I@") || strings.Contains(a.o.target, "J@") ||
-			strings.Contains(a.o.target, "N@")
+		return strings.Contains(sr.s.Target, "I@") || strings.Contains(sr.s.Target, "J@") ||
+			strings.Contains(sr.s.Target, "N@")
 	}
 	return false
 }
 
 // hostPillar compiles one host's pillar on the controller, as for its
 // state runs, from its cached grains.
-func (a *app) hostPillar(ctx context.Context, t roster.Target, grains *ordered.Map) (*ordered.Map, error) {
-	opts := a.stateWrapper().Opts.Copy()
+func (sr *Run) hostPillar(ctx context.Context, t roster.Target, grains *ordered.Map) (*ordered.Map, error) {
+	opts := sr.stateWrapper().Opts.Copy()
 	t.MinionOpts.Range(func(k, v any) bool { opts.Set(k, v); return true })
 	opts.Set("id", t.ID)
-	env := (&modules.Env{Opts: opts, Registry: modules.Default, Log: a.log, Context: map[string]any{}}).WithGrains(grains)
+	env := (&modules.Env{Opts: opts, Registry: modules.Default, Log: sr.log, Context: map[string]any{}}).WithGrains(grains)
 	return apply.CompilePillar(ctx, env, nil)
 }
 
-func (a *app) grainsCache() *sshexec.GrainsCache {
-	return sshexec.NewGrainsCache(a.cfg.CacheDir, a.cfg.CacheLife)
+func (sr *Run) grainsCache() *sshexec.GrainsCache {
+	return sshexec.NewGrainsCache(sr.cfg.CacheDir, sr.cfg.CacheLife)
 }

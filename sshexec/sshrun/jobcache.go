@@ -1,4 +1,4 @@
-package main
+package sshrun
 
 import (
 	"os/user"
@@ -17,35 +17,34 @@ import (
 // master jobs. A cache that cannot be written is logged, never the end
 // of the run (Salt logs "Could not save load").
 type jobRecord struct {
-	a     *app
+	sr    *Run
 	fun   string
 	cache *jobcache.Cache
 }
 
 // startJob saves the run's load: {jid, tgt_type, tgt, user, fun, arg},
-// where arg is the command line after the function as typed and a raw
-// shell run is the function "ssh._raw" with every word as arguments.
-func (a *app) startJob() *jobRecord {
-	fun, args := a.o.fun, a.o.args
-	if a.o.raw {
+// where arg is Settings.JobArgs (the command line after the function as
+// typed) and a raw shell run is the function "ssh._raw".
+func (sr *Run) startJob() *jobRecord {
+	fun, arg := sr.s.Fun, sr.s.JobArgs
+	if sr.s.Raw {
 		fun = "ssh._raw"
 	}
-	arg := make([]any, len(args))
-	for i, s := range args {
-		arg[i] = s
+	if arg == nil {
+		arg = []any{}
 	}
-	load := ordered.FromPairs("jid", a.job.JID, "tgt_type", a.o.tgtType, "tgt", a.o.target,
-		"user", currentUser(), "fun", fun, "arg", arg)
-	ids := make([]string, len(a.targets))
-	for i, t := range a.targets {
+	load := ordered.FromPairs("jid", sr.job.JID, "tgt_type", sr.s.TgtType, "tgt", sr.s.Target,
+		"user", sr.user(), "fun", fun, "arg", arg)
+	ids := make([]string, len(sr.targets))
+	for i, t := range sr.targets {
 		ids[i] = t.ID
 	}
-	c := jobcache.New(a.cfg.CacheDir)
-	if err := c.SaveLoad(a.job.JID, load, ids); err != nil {
-		a.log.Error("Could not save load with returner local_cache", logattr.JID, a.job.JID, logattr.Err, err)
-		return &jobRecord{a: a, fun: fun}
+	c := jobcache.New(sr.cfg.CacheDir)
+	if err := c.SaveLoad(sr.job.JID, load, ids); err != nil {
+		sr.log.Error("Could not save load with returner local_cache", logattr.JID, sr.job.JID, logattr.Err, err)
+		return &jobRecord{sr: sr, fun: fun}
 	}
-	return &jobRecord{a: a, fun: fun, cache: c}
+	return &jobRecord{sr: sr, fun: fun, cache: c}
 }
 
 // add stores one host's result. Like Salt's cache_job, the stored
@@ -57,16 +56,20 @@ func (j *jobRecord) add(r sshexec.Result) {
 	if j.cache == nil {
 		return
 	}
-	ret := &protocol.Return{ID: r.ID, JID: j.a.job.JID, Fun: j.fun, Return: hostReturn(r),
+	ret := &protocol.Return{ID: r.ID, JID: j.sr.job.JID, Fun: j.fun, Return: HostReturn(r),
 		Retcode: r.Retcode, Success: r.Retcode == 0}
 	if err := j.cache.SaveReturn(ret); err != nil {
-		j.a.log.Error("Could not store the return in the job cache", logattr.JID, ret.JID, logattr.Host, r.ID, logattr.Err, err)
+		j.sr.log.Error("Could not store the return in the job cache", logattr.JID, ret.JID, logattr.Host, r.ID, logattr.Err, err)
 	}
 }
 
-// currentUser is Salt's default "user" option: the user running the
+// user is who the job cache records: the caller the run is for (an
+// API user), else Salt's default "user" option, the user running the
 // command.
-func currentUser() string {
+func (sr *Run) user() string {
+	if sr.s.Caller != "" {
+		return sr.s.Caller
+	}
 	if u, err := user.Current(); err == nil {
 		return u.Username
 	}

@@ -1,4 +1,4 @@
-package main
+package sshrun
 
 import (
 	"log/slog"
@@ -20,15 +20,15 @@ import (
 func TestConnectionDefaults(t *testing.T) {
 	cases := []struct {
 		name, master string
-		argv         []string
+		s            Settings
 		want         []any // connect timeout, ServerAliveInterval, ServerAliveCountMax
 	}{
-		{"defaults", "", nil, []any{30 * time.Second, 15 * time.Second, 3}},
-		{"ssh_timeout as Salt sums it", "ssh_timeout: 60\n", nil, []any{65 * time.Second, 15 * time.Second, 3}},
-		{"timeout as Salt sums it", "timeout: 10\n", nil, []any{70 * time.Second, 15 * time.Second, 3}},
-		{"--timeout", "ssh_timeout: 60\n", []string{"--timeout", "7"}, []any{7 * time.Second, 15 * time.Second, 3}},
-		{"ssh_keepalive_*", "ssh_keepalive_interval: 5\nssh_keepalive_count_max: 2\n", nil, []any{30 * time.Second, 5 * time.Second, 2}},
-		{"ssh_keepalive off", "ssh_keepalive: false\n", nil, []any{30 * time.Second, time.Duration(0), 0}},
+		{"defaults", "", Settings{}, []any{30 * time.Second, 15 * time.Second, 3}},
+		{"ssh_timeout as Salt sums it", "ssh_timeout: 60\n", Settings{}, []any{65 * time.Second, 15 * time.Second, 3}},
+		{"timeout as Salt sums it", "timeout: 10\n", Settings{}, []any{70 * time.Second, 15 * time.Second, 3}},
+		{"--timeout", "ssh_timeout: 60\n", Settings{Timeout: 7}, []any{7 * time.Second, 15 * time.Second, 3}},
+		{"ssh_keepalive_*", "ssh_keepalive_interval: 5\nssh_keepalive_count_max: 2\n", Settings{}, []any{30 * time.Second, 5 * time.Second, 2}},
+		{"ssh_keepalive off", "ssh_keepalive: false\n", Settings{}, []any{30 * time.Second, time.Duration(0), 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,12 +40,9 @@ func TestConnectionDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := parseArgs(append(c.argv, "h", "test.ping"), os.Stderr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := &app{o: o, cfg: cfg, log: slog.New(slog.DiscardHandler)}
-			ro := a.rosterOptions()
+			c.s.Set = map[string]bool{}
+			sr := &Run{s: c.s, cfg: cfg, log: slog.New(slog.DiscardHandler)}
+			ro := sr.rosterOptions()
 			d, _, _ := testDialer(t, "")
 			tg, _ := roster.ParseFlat(t.Context(), []byte("h: 10.0.0.1\n"), "roster", roster.Config{Options: ro})
 			sc, err := d.config(&tg.Entries[0].Target)

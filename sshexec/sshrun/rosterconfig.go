@@ -1,4 +1,4 @@
-package main
+package sshrun
 
 import (
 	"fmt"
@@ -17,21 +17,21 @@ import (
 // ssh_update_roster, and ssh_remote_port_forwards. A flag the user gave
 // (or a Saltfile set) wins over the master config, as Salt's
 // MergeConfigMixIn makes it. The master option roster (the backends)
-// likewise replaces --roster's default in o.
-func rosterExtras(rc *roster.Config, cfg *config.Master, o *options) error {
-	if s, ok := cfg.Raw.Value("roster").(string); ok && s != "" && !o.set["roster"] {
-		o.roster = s
+// likewise replaces --roster's default in s.
+func rosterExtras(rc *roster.Config, cfg *config.Master, s *Settings) error {
+	if r, ok := cfg.Raw.Value("roster").(string); ok && r != "" && !s.Set["roster"] {
+		s.Roster = r
 	}
 	rc.Nodegroups = plainMap(cfg.Nodegroups)
 	rc.SSHConfigFile = cfg.SSHConfigFile
-	rc.ScanPorts = o.scanPorts
-	if !o.set["scan-ports"] {
+	rc.ScanPorts = s.ScanPorts
+	if !s.Set["scan-ports"] {
 		if v, ok := cfg.Raw.Get("ssh_scan_ports"); ok && v != nil {
 			rc.ScanPorts = commaList(v)
 		}
 	}
-	secs := o.scanTimeout
-	if !o.set["scan-timeout"] {
+	secs := s.ScanTimeout
+	if !s.Set["scan-timeout"] {
 		if v, ok := cfg.Raw.Get("ssh_scan_timeout"); ok && v != nil {
 			if _, err := fmt.Sscan(ordered.KeyString(v), &secs); err != nil {
 				return fmt.Errorf("config ssh_scan_timeout: want seconds, got %q", ordered.KeyString(v))
@@ -42,12 +42,12 @@ func rosterExtras(rc *roster.Config, cfg *config.Master, o *options) error {
 		return fmt.Errorf("scan timeout %v: want seconds between 0 and 3600", secs)
 	}
 	rc.ScanTimeout = time.Duration(secs * float64(time.Second))
-	rc.UpdateRoster = o.updateRoster
-	if b, ok := cfg.Raw.Value("ssh_update_roster").(bool); ok && !o.set["update-roster"] {
+	rc.UpdateRoster = s.UpdateRoster
+	if b, ok := cfg.Raw.Value("ssh_update_roster").(bool); ok && !s.Set["update-roster"] {
 		rc.UpdateRoster = b
 	}
-	rc.Options.RemotePortForwards = o.remoteFwds
-	if !o.set["remote-port-forwards"] {
+	rc.Options.RemotePortForwards = s.RemotePortForwards
+	if !s.Set["remote-port-forwards"] {
 		if v, ok := cfg.Raw.Get("ssh_remote_port_forwards"); ok && v != nil {
 			rc.Options.RemotePortForwards = commaList(v)
 		}
