@@ -311,7 +311,7 @@ func TestE2EPepperSSH(t *testing.T) {
 		t.Fatalf("--client ssh: exit %d\n%s%s", code, out, stderr)
 	}
 	ret, ok := lookup(reprinted(t, out), "return", 0).(*ordered.Map)
-	if !ok || !cmp.Equal(ret.Keys(), []string{"host1", "host2"}) {
+	if !ok || !cmp.Equal(ret.Keys(), []any{"host1", "host2"}) {
 		t.Fatalf("--client ssh '*' test.ping: %s", out)
 	}
 	for _, h := range ret.Keys() {
