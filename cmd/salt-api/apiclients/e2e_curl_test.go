@@ -405,3 +405,17 @@ func TestE2ECurlEventsQuietHTTP2(t *testing.T) {
 	}
 	waitFile(t, stream, "tag: salt/netapi/hook/brine/quiet\n")
 }
+
+// TestE2ECurlForbiddenIP: a second salt-api on the same master whose
+// authorized_ips leave out loopback answers 403 "Bad IP"
+// (salt_ip_verify_tool).
+func TestE2ECurlForbiddenIP(t *testing.T) {
+	e := need(t)
+	c := newCurl(t, e)
+	url := e.extraAPI(t, "  authorized_ips: [192.0.2.1]\n")
+	c.e = &env{url: url}
+	r := c.do(t, "/", "-H", "Accept: application/json")
+	if r.status != 403 || message(r) != "Bad IP" {
+		t.Errorf("GET / from outside authorized_ips: %d %s, want 403 Bad IP", r.status, r.body)
+	}
+}

@@ -11,15 +11,18 @@
 package apiclients
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/brinesalt/brine/internal/testsupport/apitest"
 	"github.com/brinesalt/brine/internal/testsupport/clustertest"
@@ -196,4 +199,43 @@ func buildThin(t *mainT) string {
 		t.Fatalf("build thin: %v\n%s", err, out)
 	}
 	return dir
+}
+
+// extraAPI starts another salt-api on the shared master, its
+// rest_cherrypy section the shared one's plus extra, on a port of its
+// own, and returns its URL; it stops with the test.
+func (e *env) extraAPI(t *testing.T, extra string) string {
+	t.Helper()
+	conf, err := os.ReadFile(filepath.Join(e.c.Dir, "master/master"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	text := strings.Replace(string(conf), fmt.Sprintf("  port: %d\n", e.api.Port), fmt.Sprintf("  port: %d\n", port)+extra, 1)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "master"), []byte(text), 0o600)
+	cmd := exec.Command(filepath.Join(e.c.Bin, "salt-api"), "-c", dir, "-l", "info")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("extra salt-api:\n%s", out.String())
+		}
+	})
+	url := fmt.Sprintf("https://127.0.0.1:%d", port)
+	testhosts.Eventually(t, "the extra salt-api", 30*time.Second, func() bool {
+		status, _, _ := request("GET", url+"/", nil, nil)
+		return status != 0
+	})
+	return url
 }
