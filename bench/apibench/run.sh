@@ -14,7 +14,9 @@
 # minions, user and load (PYTHONPATH may add docs/INTEROP.md's shims).
 # Extra apibench flags come from $APIBENCH_FLAGS; APIBENCH_COLUMNS=salt
 # runs the Salt column alone, APIBENCH_THREADS sets rest_cherrypy's
-# thread_pool (Salt's default 100 holds at most 100 /events streams).
+# thread_pool (Salt's default 100 holds at most 100 /events streams),
+# APIBENCH_TMPFS_CACHE=1 puts each master's cachedir (the job cache) on a
+# tmpfs of this namespace.
 set -euo pipefail
 salt_src=${1:-}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -91,6 +93,10 @@ column() {
 	local label=$1 master=$2 api=$3 dir="$work/$1" pub ret apiport
 	pub=$(port) ret=$(port) apiport=$(port)
 	conf "$dir" "$pub" "$ret" "$apiport"
+	if [ -n "${APIBENCH_TMPFS_CACHE:-}" ]; then
+		# The job cache in memory: what is left is the API and the master.
+		mkdir -p "$dir/cache" && mount -t tmpfs apibench-cache "$dir/cache"
+	fi
 	$master -c "$dir" -l warning >"$dir/master.out" 2>&1 &
 	pids+=($!)
 	sleep 3
@@ -118,6 +124,7 @@ column() {
 	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	pids=()
+	umount "$dir/cache" 2>/dev/null || true
 }
 
 echo "# salt-api — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
