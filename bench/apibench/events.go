@@ -16,8 +16,9 @@ import (
 // last came; a stalled one reads the first line and then nothing, as a
 // client that stopped reading would.
 type subscriber struct {
-	mu   sync.Mutex
-	rets map[string]*jobSeen
+	mu     sync.Mutex
+	rets   map[string]*jobSeen
+	closed bool // the server ended the stream
 }
 
 type jobSeen struct {
@@ -79,6 +80,23 @@ func (s *subscriber) run(ctx context.Context, hc *http.Client, base, token strin
 		return
 	}
 	s.read(br)
+	s.mu.Lock()
+	s.closed = ctx.Err() == nil
+	s.mu.Unlock()
+}
+
+// closedStreams counts the streams the server ended (a server may drop a
+// subscriber that falls behind rather than wait for it).
+func closedStreams(subs []*subscriber) int {
+	n := 0
+	for _, s := range subs {
+		s.mu.Lock()
+		if s.closed {
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
 }
 
 var retTag = []byte("tag: salt/job/")
@@ -169,8 +187,8 @@ func eventsRun(ctx context.Context, a *api, minions, n, jobs int, stall bool) (s
 	line := fmt.Sprintf("%d %s subscribers (%d open)", n, kind, open)
 	if !stall && n > 0 {
 		d, complete, pairs := awaitDelivery(subs, starts, minions, 30*time.Second)
-		line += fmt.Sprintf(", every return seen on %d of %d (subscriber, job) pairs, POST → last return on the stream p50 %s ms p99 %s ms",
-			complete, pairs, ms(d.quantile(0.5)), ms(d.quantile(0.99)))
+		line += fmt.Sprintf(", every return seen on %d of %d (subscriber, job) pairs, %d streams ended by the server, POST → last return on the stream p50 %s ms p99 %s ms",
+			complete, pairs, closedStreams(subs), ms(d.quantile(0.5)), ms(d.quantile(0.99)))
 	}
 	return line, rt, nil
 }
