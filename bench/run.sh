@@ -25,3 +25,7 @@ echo
 echo
 "$bin/filepush" -hosts "${BENCH_APPLY_HOSTS:-50}" -P "${BENCH_APPLY_P:-50}" -bin "$bin" \
 	-reps "${BENCH_PUSH_REPS:-3}" -ansible-reps "${BENCH_ANSIBLE_REPS:-3}"
+
+# salt-api: Brine's, and Salt's when SALT_SRC names Salt's source (docs/INTEROP.md).
+echo
+bench/apibench/run.sh "${SALT_SRC:-}"

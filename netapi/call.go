@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/master"
 )
 
@@ -28,7 +29,9 @@ func (s *Server) call(ctx context.Context, name string, chunk *ordered.Map, cred
 	}
 	kind := strings.TrimSuffix(name, "_async")
 	req := master.CallRequest{Fun: fun, Auth: creds, Async: strings.HasSuffix(name, "_async")}
-	if args, ok := chunk.Value("arg").([]any); ok && chunk.Has("kwarg") {
+	if kind == "runner" {
+		req.Arg, req.Kwarg = runnerArgs(chunk)
+	} else if args, ok := chunk.Value("arg").([]any); ok && chunk.Has("kwarg") {
 		req.Arg = args
 		req.Kwarg, _ = chunk.Value("kwarg").(*ordered.Map)
 	} else {
@@ -58,6 +61,48 @@ func (s *Server) call(ctx context.Context, name string, chunk *ordered.Map, cred
 		return nil, authErr(err)
 	}
 	return ret, nil
+}
+
+// runnerArgs is RunnerClient._reformat_low (salt/runner.py), which takes
+// a runner's arguments in every style at once: "arg" through parse_input
+// (name=value strings, and dicts marked __kwarg__, are keyword
+// arguments), then the "kwarg" mapping (pepper's
+// {"fun": "jobs.lookup_jid", "kwarg": {"jid": …}}), then the chunk's other
+// keys.
+func runnerArgs(chunk *ordered.Map) ([]any, *ordered.Map) {
+	pos, kw := []any{}, ordered.New()
+	merge := func(m *ordered.Map) {
+		m.Range(func(k, v any) bool {
+			if ordered.KeyString(k) != "__kwarg__" {
+				kw.Set(k, v)
+			}
+			return true
+		})
+	}
+	args, _ := chunk.Value("arg").([]any)
+	for _, a := range args {
+		switch x := a.(type) {
+		case string:
+			p, k := saltyaml.ParseInput([]string{x})
+			pos = append(pos, p...)
+			merge(k)
+		case *ordered.Map:
+			if x.Value("__kwarg__") == true {
+				merge(x)
+			} else {
+				pos = append(pos, x)
+			}
+		default:
+			pos = append(pos, x)
+		}
+	}
+	if m, ok := chunk.Value("kwarg").(*ordered.Map); ok {
+		merge(m)
+	}
+	rest := callKwargs(chunk)
+	rest.Delete("arg")
+	merge(rest)
+	return pos, kw
 }
 
 // callKwargs are the chunk's keys that are the function's arguments.

@@ -46,6 +46,10 @@ pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 pyth
 # libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
 # with cgo against libpam, and its tests authenticate a real user.
 pkgs+=(libpam0g-dev gcc)
+# salt-api's client tests (cmd/salt-api/apiclients): the seed's Python
+# requests client (python3-requests), Debian's pepper 0.5.5 (salt-pepper)
+# and headless Chromium for an EventSource on /events.
+pkgs+=(python3-requests salt-pepper chromium)
 if [ "$bench" -eq 1 ]; then
 	# python3-psycopg2, python3-mysqldb: Salt's own database returners'
 	# drivers, for bench/minionswarm/saltret.py (Salt's per-return inserts).
