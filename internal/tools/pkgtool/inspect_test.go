@@ -70,7 +70,7 @@ func TestDebPackages(t *testing.T) {
 	fields := map[string]map[string]string{
 		"salt-common": {"Version": v, "Architecture": debArch, "Pre-Depends": "passwd",
 			"Provides": "brine-salt-common (= " + v + ")"},
-		"salt-master": {"Depends": "salt-common (= " + v + "), init-system-helpers",
+		"salt-master": {"Depends": "salt-common (= " + v + "), init-system-helpers, libpam0g",
 			"Replaces": "salt-common (<< 1:0~)", "Breaks": "salt-common (<< 1:0~), salt-cloud (<< 1:0~)"},
 		"salt-minion": {"Depends": "salt-common (= " + v + "), init-system-helpers", "Replaces": "salt-common (<< 1:0~)"},
 		"salt-ssh":    {"Depends": "salt-common (= " + v + "), openssh-client"},
