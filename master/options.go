@@ -40,6 +40,10 @@ type Options struct {
 	// PAM is the pam eauth backend (internal/eauth/pam, which needs
 	// cgo); cmd/salt-master sets it, and without it pam refuses.
 	PAM eauth.Backend
+	// Runners are runner functions served by packages above the master
+	// (orchestrate's state.orchestrate family), by Salt's name;
+	// cmd/salt-master sets them. The master's own runners win.
+	Runners map[string]RunnerFunc
 }
 
 // DefaultOptions are Salt's defaults.

@@ -22,6 +22,14 @@ import (
 // asynchronous call, which Salt verifies inside the job), the job fails
 // with that error as its return.
 func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw *ordered.Map, user string, verify bool) (any, error) {
+	_, ret, err := m.runRunnerData(ctx, jid, fun, args, kw, user, verify)
+	return ret, err
+}
+
+// runRunnerData is runRunner answering the job's data as well ({fun,
+// jid, user, fun_args, return, success}), RunnerClient.low's
+// full_return; data is nil when verify refused the function.
+func (m *Master) runRunnerData(ctx context.Context, jid, fun string, args []any, kw *ordered.Map, user string, verify bool) (*ordered.Map, any, error) {
 	if user == "" {
 		user = "UNKNOWN"
 	}
@@ -34,7 +42,7 @@ func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw 
 	ret, err := m.Runner(ctx, fun, args, kw)
 	var nr *NoRunnerError
 	if errors.As(err, &nr) && verify {
-		return nil, err
+		return nil, nil, err
 	}
 	m.bus.Fire("salt/run/"+jid+"/new", data.Copy())
 	if err != nil {
@@ -47,13 +55,13 @@ func (m *Master) runRunner(ctx context.Context, jid, fun string, args []any, kw 
 		data.Set("retcode", 1)
 	} else {
 		data.Set("return", ret)
-		data.Set("success", true)
+		data.Set("success", runnerSuccess(ret))
 	}
 	if v, set := m.o.Raw.Get("runner_returns"); !set || modules.Truthy(v) {
 		m.storeRunnerJob(ctx, jid, data)
 	}
 	m.bus.Fire("salt/run/"+jid+"/ret", data)
-	return ret, err
+	return data, ret, err
 }
 
 // storeRunnerJob saves the load store_job saves for a runner job: the

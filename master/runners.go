@@ -33,6 +33,9 @@ func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered
 		}
 		return up, nil
 	}
+	if f, ok := m.o.Runners[fun]; ok {
+		return f(ctx, m, args, kw)
+	}
 	return nil, &NoRunnerError{Fun: fun}
 }
 

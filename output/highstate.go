@@ -27,6 +27,9 @@ type HighstateOptions struct {
 	// state_output_terse for the filter mode: results ("True", "False",
 	// "None") to leave out or to print tersely.
 	Exclude, TerseResults []string
+	// level is the nesting depth of an orchestration's inner highstate
+	// (indent_level - 1 in salt/output/highstate.py).
+	level int
 }
 
 // ParseHighstateOptions reads the options the highstate outputter uses
@@ -130,13 +133,14 @@ func terseLine(tcolor string, comps []string, ret *ordered.Map, ho HighstateOpti
 // nested outputter, then the summary. Error lists print as "Data failed
 // to compile", strings and numbers as they are.
 func Highstate(data any, opts Options, ho HighstateOptions) string {
-	m, ok := data.(*ordered.Map)
+	m, ok := orchestrationData(data).(*ordered.Map)
 	if !ok {
 		return Nested(data, opts)
 	}
 	var parts []string
 	m.Range(func(k, v any) bool {
-		parts = append(parts, formatHost(ordered.KeyString(k), v, opts, ho))
+		s, _ := formatHost(ordered.KeyString(k), v, opts, ho)
+		parts = append(parts, s)
 		return true
 	})
 	return strings.Join(parts, "\n")
@@ -148,12 +152,14 @@ type hsEntry struct {
 	num int
 }
 
-func formatHost(host string, data any, opts Options, ho HighstateOptions) string {
+func formatHost(host string, data any, opts Options, ho HighstateOptions) (string, bool) {
 	c := Colors(opts.Color)
 	hcolor := c.Green
 	var lines []string
+	changed := false
 	switch x := data.(type) {
 	case int, string:
+		changed = true
 		for _, l := range strings.Split(ordered.KeyString(x), "\n") {
 			lines = append(lines, hcolor+"    "+l+c.EndC)
 		}
@@ -166,13 +172,13 @@ func formatHost(host string, data any, opts Options, ho HighstateOptions) string
 		}
 	case *ordered.Map:
 		var body []string
-		hcolor, body = formatRuns(host, x, opts, ho, c)
+		hcolor, body, changed = formatRuns(host, x, opts, ho, c)
 		lines = append(lines, body...)
 	}
-	return strings.Join(append([]string{hcolor + host + ":" + c.EndC}, lines...), "\n")
+	return strings.Join(append([]string{hcolor + host + ":" + c.EndC}, lines...), "\n"), changed
 }
 
-func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOptions, c Palette) (string, []string) {
+func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOptions, c Palette) (string, []string, bool) {
 	hcolor := c.Green
 	var entries []hsEntry
 	data.Range(func(k, v any) bool {
@@ -201,7 +207,7 @@ func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOption
 		} else {
 			total += d
 		}
-		changed, ctext := formatChanges(e.ret.Value("changes"), opts)
+		changed, ctext := formatStateChanges(e.ret, opts, ho)
 		if changed {
 			nchanges++
 		}
@@ -234,7 +240,7 @@ func formatRuns(host string, data *ordered.Map, opts Options, ho HighstateOption
 		}
 		lines = append(lines, stateLines(e, comps, tcolor, ctext, ho, c)...)
 	}
-	return hcolor, append(lines, summary(host, counts, nchanges, total+maxParallel, ho, c)...)
+	return hcolor, append(lines, summary(host, counts, nchanges, total+maxParallel, ho, c)...), nchanges > 0
 }
 
 func stateLines(e hsEntry, comps []string, tcolor, ctext string, ho HighstateOptions, c Palette) []string {

@@ -13,6 +13,7 @@ import (
 	"github.com/brinesalt/brine/internal/eauth/pam"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/orchestrate"
 )
 
 func main() {
@@ -40,6 +41,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// salt/auth/pam.py: the service PAM checks eauth users against.
 	svc, _ := cfg.Raw.Value("auth.pam.service").(string)
 	o.PAM = pam.New(svc)
+	// The orchestration runners live above the executors (they drive
+	// salt-ssh too), so the master gets them here.
+	o.Runners = orchestrate.Runners(orchestrate.Config{Master: cfg, ConfigDir: confDir, Log: log})
 	m, err := master.New(o, log)
 	if err != nil {
 		log.Error(err.Error())

@@ -20,6 +20,7 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/eauthcli"
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
@@ -107,13 +108,42 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	name := *out
-	if name == "" {
-		name = "nested"
-	}
+	name, ret := runnerOutput(*out, ret)
 	if err := output.Write(stdout, name, ret, output.Options{}); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	return runnerRetcode(ret)
+}
+
+// runnerOutput picks the outputter for a runner's return as
+// RunnerClient.print_async_event does (salt/client/mixins.py): --out
+// wins; a return of exactly {"data", "outputter"} prints its data with
+// its outputter; any other return naming an "outputter" (state.orchestrate's
+// {"data", "outputter", "retcode"}) is printed whole with it.
+func runnerOutput(flag string, ret any) (string, any) {
+	m, ok := ret.(*ordered.Map)
+	name, _ := m.Value("outputter").(string)
+	if !ok || name == "" {
+		name = "nested"
+	} else if m.Len() == 2 && m.Has("data") {
+		ret = m.Value("data")
+	}
+	if flag != "" {
+		name = flag
+	}
+	return name, ret
+}
+
+// runnerRetcode is salt/cli/run.py's exit status: a return mapping's
+// "retcode" (the orchestrate runner's 0 or 1), else 0.
+func runnerRetcode(ret any) int {
+	m, ok := ret.(*ordered.Map)
+	if !ok {
+		return 0
+	}
+	if rc, ok := protocol.AsInt(m.Value("retcode")); ok {
+		return rc
 	}
 	return 0
 }

@@ -48,6 +48,9 @@ var layers = []struct {
 	// master's local socket) and netapi (salt-api) sit beside them: they drive
 	// master and sshexec, so they are not in executors below.
 	{"sshexec", 12}, {"master", 12}, {"minion", 12}, {"client", 12}, {"netapi", 12},
+	// Orchestration (state.orchestrate, the saltmod states) drives master,
+	// client and salt-ssh together, so it sits above them all.
+	{"orchestrate", 13},
 	// Test support, then commands and benchmarks.
 	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},

@@ -1,0 +1,217 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/user"
+
+	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
+	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/state/apply"
+	"github.com/brinesalt/brine/state/modules"
+)
+
+// Config is what the orchestration runners need besides the master: the
+// master's loaded config (file_roots, pillar_roots, the roster settings
+// salt-ssh reads) and its directory.
+type Config struct {
+	Master    *config.Master
+	ConfigDir string
+	Log       *slog.Logger
+}
+
+// Runners are the orchestration runner functions by Salt's names, for
+// master.Options.Runners.
+func Runners(c Config) map[string]master.RunnerFunc {
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	o := &orchestrator{cfg: c}
+	return map[string]master.RunnerFunc{
+		"state.orchestrate": o.orchestrate, "state.orch": o.orchestrate, "state.sls": o.orchestrate,
+		"state.orchestrate_single": o.single, "state.orchestrate_high": o.high,
+		"state.orchestrate_show_sls": o.showSLS, "state.orch_show_sls": o.showSLS,
+	}
+}
+
+type orchestrator struct{ cfg Config }
+
+func opt(name string, def any) modules.Param { return modules.Param{Name: name, Optional: true, Default: def} }
+
+// The runners' signatures (salt/runners/state.py).
+var (
+	orchFn = &modules.Function{Name: "state.orchestrate", Spec: modules.Spec{Params: []modules.Param{
+		{Name: "mods"}, opt("saltenv", "base"), opt("test", nil), opt("exclude", nil), opt("pillar", nil),
+		opt("pillarenv", nil), opt("pillar_enc", nil), opt("orchestration_jid", nil)}}}
+	singleFn = &modules.Function{Name: "state.orchestrate_single", Spec: modules.Spec{Params: []modules.Param{
+		{Name: "fun"}, {Name: "name"}, opt("test", nil), opt("queue", false), opt("pillar", nil)}, VarKw: true}}
+	highFn = &modules.Function{Name: "state.orchestrate_high", Spec: modules.Spec{Params: []modules.Param{
+		{Name: "data"}, opt("test", nil), opt("queue", false), opt("pillar", nil)}, VarKw: true}}
+	showFn = &modules.Function{Name: "state.orchestrate_show_sls", Spec: modules.Spec{Params: []modules.Param{
+		{Name: "mods"}, opt("saltenv", "base"), opt("test", nil), opt("queue", false), opt("pillar", nil),
+		opt("pillarenv", nil), opt("pillar_enc", nil)}}}
+)
+
+// bind matches the runner's arguments to its signature. salt-run hands
+// the master its arguments as typed; Salt's runner client reads each
+// through yamlify_arg (salt/utils/args.py parse_input), so strings are
+// read here the same way.
+func bind(f *modules.Function, args []any, kw *ordered.Map) (*modules.Call, error) {
+	pa := make([]any, len(args))
+	for i, a := range args {
+		pa[i] = yamlify(a)
+	}
+	k := ordered.New()
+	kw.Range(func(key, v any) bool { k.Set(key, yamlify(v)); return true })
+	return f.Bind(nil, pa, k)
+}
+
+func yamlify(v any) any {
+	if s, ok := v.(string); ok {
+		return saltyaml.ParseCLIArg(s)
+	}
+	return v
+}
+
+// errPillarDict is the SaltInvocationError the runners raise for a
+// pillar that is not a mapping.
+var errPillarDict = errors.New("Pillar data must be formatted as a dictionary")
+
+func pillarArg(c *modules.Call) (*ordered.Map, error) {
+	switch p := c.Arg("pillar").(type) {
+	case nil:
+		return nil, nil
+	case *ordered.Map:
+		return p, nil
+	}
+	return nil, errPillarDict
+}
+
+// notSupported refuses pillar_enc: Brine has no gpg renderer to decrypt
+// the pillar with.
+func notSupported(c *modules.Call) error {
+	if c.Arg("pillar_enc") != nil {
+		return fmt.Errorf("pillar_enc is not supported by Brine's orchestrate runner")
+	}
+	return nil
+}
+
+// orchestrate is state.orchestrate: state.sls on the master minion, its
+// return wrapped as {"data": {<id>_master: ...}, "outputter":
+// "highstate", "retcode": 0 or 1}.
+func (o *orchestrator) orchestrate(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
+	c, err := bind(orchFn, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	pillar, err := pillarArg(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := notSupported(c); err != nil {
+		return nil, err
+	}
+	jid, _ := c.Arg("orchestration_jid").(string)
+	if jid == "" {
+		jid = master.RunJID(ctx)
+	}
+	r := o.newRun(ctx, m, jid)
+	skw := ordered.FromPairs("pillar", pillar, "saltenv", c.Arg("saltenv"), "pillarenv", c.Arg("pillarenv"),
+		"orchestration_jid", jid)
+	if skw.Value("saltenv") == nil {
+		skw.Set("saltenv", "base")
+	}
+	running, err := r.env.Run(ctx, "state.sls", []any{c.Arg("mods"), c.Arg("test"), c.Arg("exclude")}, skw)
+	if err != nil {
+		return nil, err
+	}
+	data := ordered.FromPairs(r.id, running)
+	rc := 1
+	if apply.CheckResult(data, false) {
+		rc = 0
+	}
+	return ordered.FromPairs("data", data, "outputter", "highstate", "retcode", rc), nil
+}
+
+// single is state.orchestrate_single: state.single on the master
+// minion, answered as {<id>_master: ...}, with the progress event
+// salt/run/<jid>/progress carrying {"data", "outputter": "highstate"}.
+func (o *orchestrator) single(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
+	c, err := bind(singleFn, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	pillar, err := pillarArg(c)
+	if err != nil {
+		return nil, err
+	}
+	skw := c.Kwargs.Copy()
+	if pillar != nil {
+		skw.Set("pillar", pillar)
+	}
+	// salt/runners/state.py passes test=None: the master's test option
+	// decides, not the caller's test= (Salt's behaviour, kept).
+	r := o.newRun(ctx, m, master.RunJID(ctx))
+	running, err := r.env.Run(ctx, "state.single", []any{c.Arg("fun"), c.Arg("name"), nil, false}, skw)
+	if err != nil {
+		return nil, err
+	}
+	return r.progress(ordered.FromPairs(r.id, running)), nil
+}
+
+// high is state.orchestrate_high: state.high on the master minion.
+func (o *orchestrator) high(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
+	c, err := bind(highFn, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	pillar, err := pillarArg(c)
+	if err != nil {
+		return nil, err
+	}
+	skw := c.Kwargs.Copy()
+	skw.Set("pillar", pillar)
+	r := o.newRun(ctx, m, master.RunJID(ctx))
+	running, err := r.env.Run(ctx, "state.high", []any{c.Arg("data"), nil, false}, skw)
+	if err != nil {
+		return nil, err
+	}
+	return r.progress(ordered.FromPairs(r.id, running)), nil
+}
+
+// showSLS is state.orchestrate_show_sls: state.show_sls on the master
+// minion, {<id>_master: high data}.
+func (o *orchestrator) showSLS(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
+	c, err := bind(showFn, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	pillar, err := pillarArg(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := notSupported(c); err != nil {
+		return nil, err
+	}
+	r := o.newRun(ctx, m, master.RunJID(ctx))
+	skw := ordered.FromPairs("pillar", pillar, "pillarenv", c.Arg("pillarenv"), "saltenv", c.Arg("saltenv"))
+	running, err := r.env.Run(ctx, "state.show_sls", []any{c.Arg("mods"), c.Arg("test"), c.Arg("queue")}, skw)
+	if err != nil {
+		return nil, err
+	}
+	return ordered.FromPairs(r.id, running), nil
+}
+
+// localUser is who the master minion's jobs are published as: Salt's
+// LocalClient uses salt.utils.user.get_specific_user, the master's user.
+func localUser() string {
+	u, err := user.Current()
+	if err != nil {
+		return "root"
+	}
+	return u.Username
+}
