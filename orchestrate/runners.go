@@ -40,7 +40,9 @@ func Runners(c Config) map[string]master.RunnerFunc {
 
 type orchestrator struct{ cfg Config }
 
-func opt(name string, def any) modules.Param { return modules.Param{Name: name, Optional: true, Default: def} }
+func opt(name string, def any) modules.Param {
+	return modules.Param{Name: name, Optional: true, Default: def}
+}
 
 // The runners' signatures (salt/runners/state.py).
 var (
