@@ -39,12 +39,21 @@ func (m *Master) runRunnerData(ctx context.Context, jid, fun string, args []any,
 		funArgs = append(funArgs, kw)
 	}
 	data := ordered.FromPairs("fun", "runner."+fun, "jid", jid, "user", user, "fun_args", funArgs)
+	// A runner served from Options.Runners exists, so its new event goes
+	// out before it runs, as Salt's low() fires it (an orchestration's
+	// args events come after it).
+	_, ext := m.o.Runners[fun]
+	if ext {
+		m.bus.Fire("salt/run/"+jid+"/new", data.Copy())
+	}
 	ret, err := m.Runner(ctx, fun, args, kw)
 	var nr *NoRunnerError
 	if errors.As(err, &nr) && verify {
 		return nil, nil, err
 	}
-	m.bus.Fire("salt/run/"+jid+"/new", data.Copy())
+	if !ext {
+		m.bus.Fire("salt/run/"+jid+"/new", data.Copy())
+	}
 	if err != nil {
 		// Salt's low() turns the exception into the return.
 		data.Set("return", "Exception occurred in runner "+fun+": "+err.Error())

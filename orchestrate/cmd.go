@@ -166,6 +166,8 @@ func (r *run) sshCmd(ctx context.Context, q *cmdRequest) (*ordered.Map, error) {
 	if set.Roster == "" {
 		set.Roster = "flat"
 	}
+	// salt-ssh's defaults for the scan roster (--scan-ports, --scan-timeout).
+	set.ScanPorts, set.ScanTimeout = "22", 0.01
 	if q.roster != "" {
 		set.Set["roster"] = true
 	}
