@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/state/apply"
@@ -35,15 +36,22 @@ func (o *orchestrator) newRun(ctx context.Context, m *master.Master, jid string)
 	mods := modules.Default.CloneWithout("state")
 	apply.Register(mods, st)
 	r.env = &modules.Env{Opts: opts, Registry: mods, Log: o.cfg.Log, Context: map[string]any{}}
-	r.env.SetGrainsFunc(func() *ordered.Map {
+	r.env.SetGrainsFunc(func() *ordered.Map { return o.masterGrains(ctx, opts, r.id).Copy() })
+	return r
+}
+
+// masterGrains are the master minion's grains, gathered on first use.
+func (o *orchestrator) masterGrains(ctx context.Context, opts *ordered.Map, id string) *ordered.Map {
+	o.grainsOnce.Do(func() {
 		g, err := coregrains.Gather(ctx, coregrains.GatherOptions{Opts: opts})
 		if err != nil || g == nil {
+			o.cfg.Log.Warn("Unable to gather the master minion's grains", logattr.Err, err)
 			g = ordered.New()
 		}
-		g.Set("id", r.id)
-		return g
+		g.Set("id", id)
+		o.grains = g
 	})
-	return r
+	return o.grains
 }
 
 // masterOpts are the master minion's options: the master's config with

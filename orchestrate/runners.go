@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/user"
+	"sync"
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -38,7 +39,16 @@ func Runners(c Config) map[string]master.RunnerFunc {
 	}
 }
 
-type orchestrator struct{ cfg Config }
+// orchestrator holds the runners' configuration and the master
+// minion's grains, gathered once on first use and shared by every run:
+// they describe the master's host, and gathering them (systemctl, /proc,
+// netlink) would otherwise cost every orchestration tens of
+// milliseconds.
+type orchestrator struct {
+	cfg        Config
+	grainsOnce sync.Once
+	grains     *ordered.Map
+}
 
 func opt(name string, def any) modules.Param {
 	return modules.Param{Name: name, Optional: true, Default: def}

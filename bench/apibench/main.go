@@ -113,7 +113,7 @@ func serveSwarm(ctx context.Context, n int, host string, ret, pub int, keydir st
 	if err != nil {
 		return err
 	}
-	defer s.stop()
+	defer s.Stop()
 	fmt.Fprintf(os.Stderr, "apibench: %d minions started against %s:%d\n", n, host, ret)
 	done := make(chan struct{})
 	go func() {
