@@ -2,7 +2,6 @@ package orchestrate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os/user"
@@ -89,10 +88,6 @@ func yamlify(v any) any {
 	return v
 }
 
-// errPillarDict is the SaltInvocationError the runners raise for a
-// pillar that is not a mapping.
-var errPillarDict = errors.New("Pillar data must be formatted as a dictionary")
-
 func pillarArg(c *modules.Call) (*ordered.Map, error) {
 	switch p := c.Arg("pillar").(type) {
 	case nil:
@@ -100,7 +95,8 @@ func pillarArg(c *modules.Call) (*ordered.Map, error) {
 	case *ordered.Map:
 		return p, nil
 	}
-	return nil, errPillarDict
+	// The SaltInvocationError salt/runners/state.py raises.
+	return nil, modules.Invalidf("Pillar data must be formatted as a dictionary")
 }
 
 // notSupported refuses pillar_enc: Brine has no gpg renderer to decrypt
