@@ -6,10 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/testsupport/apitest"
 	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
@@ -109,7 +109,7 @@ func TestOrchestration(t *testing.T) {
 	hosts := testhosts.New(t, 1)
 	c := clustertest.New(t, fmt.Sprintf("auto_accept: True\nroster_file: %s\nknown_hosts_file: %s\n",
 		hosts.RosterPath(), hosts.KnownHostsPath()))
-	buildThin(t, c.Bin)
+	apitest.BuildThin(t, c.Bin)
 	for name, body := range orchFiles {
 		p := filepath.Join(c.Dir, "srv/salt", name)
 		os.MkdirAll(filepath.Dir(p), 0o700)
@@ -346,17 +346,5 @@ func startEvents(t *testing.T, c *clustertest.Cluster, tag string, count int) fu
 			tags = append(tags, tag)
 		}
 		return tags
-	}
-}
-
-// buildThin builds the thin binary beside salt-master, where salt-ssh
-// runs from the master look for it.
-func buildThin(t *testing.T, bin string) {
-	t.Helper()
-	out := filepath.Join(bin, "salt-thin-linux-"+runtime.GOARCH)
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/salt-thin")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build thin: %v: %s", err, b)
 	}
 }

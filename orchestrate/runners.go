@@ -108,32 +108,45 @@ func notSupported(c *modules.Call) error {
 	return nil
 }
 
-// orchestrate is state.orchestrate: state.sls on the master minion, its
-// return wrapped as {"data": {<id>_master: ...}, "outputter":
-// "highstate", "retcode": 0 or 1}.
-func (o *orchestrator) orchestrate(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
-	c, err := bind(orchFn, args, kw)
+// onMaster binds a runner's arguments to f, refuses a pillar that is not
+// a mapping and pillar_enc, and runs the state function plan names on the
+// master minion, under the orchestration_jid argument when given, else
+// the runner job's jid.
+func (o *orchestrator) onMaster(ctx context.Context, m *master.Master, f *modules.Function, args []any, kw *ordered.Map,
+	plan func(c *modules.Call, pillar *ordered.Map) (string, []any, *ordered.Map)) (*run, any, error) {
+	c, err := bind(f, args, kw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pillar, err := pillarArg(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := notSupported(c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	jid, _ := c.Arg("orchestration_jid").(string)
 	if jid == "" {
 		jid = master.RunJID(ctx)
 	}
 	r := o.newRun(ctx, m, jid)
-	skw := ordered.FromPairs("pillar", pillar, "saltenv", c.Arg("saltenv"), "pillarenv", c.Arg("pillarenv"),
-		"orchestration_jid", jid)
-	if skw.Value("saltenv") == nil {
-		skw.Set("saltenv", "base")
-	}
-	running, err := r.env.Run(ctx, "state.sls", []any{c.Arg("mods"), c.Arg("test"), c.Arg("exclude")}, skw)
+	fun, fargs, fkw := plan(c, pillar)
+	running, err := r.env.Run(ctx, fun, fargs, fkw)
+	return r, running, err
+}
+
+// orchestrate is state.orchestrate: state.sls on the master minion, its
+// return wrapped as {"data": {<id>_master: ...}, "outputter":
+// "highstate", "retcode": 0 or 1}.
+func (o *orchestrator) orchestrate(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
+	r, running, err := o.onMaster(ctx, m, orchFn, args, kw, func(c *modules.Call, pillar *ordered.Map) (string, []any, *ordered.Map) {
+		saltenv := c.Arg("saltenv")
+		if saltenv == nil {
+			saltenv = "base"
+		}
+		return "state.sls", []any{c.Arg("mods"), c.Arg("test"), c.Arg("exclude")}, ordered.FromPairs("pillar", pillar,
+			"saltenv", saltenv, "pillarenv", c.Arg("pillarenv"))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -145,46 +158,36 @@ func (o *orchestrator) orchestrate(ctx context.Context, m *master.Master, args [
 	return ordered.FromPairs("data", data, "outputter", "highstate", "retcode", rc), nil
 }
 
+// withPillar is the runner's extra keywords with pillar set when given.
+func withPillar(c *modules.Call, pillar *ordered.Map) *ordered.Map {
+	kw := c.Kwargs.Copy()
+	if pillar != nil {
+		kw.Set("pillar", pillar)
+	}
+	return kw
+}
+
 // single is state.orchestrate_single: state.single on the master
 // minion, answered as {<id>_master: ...}, with the progress event
 // salt/run/<jid>/progress carrying {"data", "outputter": "highstate"}.
+// salt/runners/state.py passes test=None: the master's test option
+// decides, not the caller's test= (Salt's behaviour, kept).
 func (o *orchestrator) single(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
-	c, err := bind(singleFn, args, kw)
-	if err != nil {
-		return nil, err
-	}
-	pillar, err := pillarArg(c)
-	if err != nil {
-		return nil, err
-	}
-	skw := c.Kwargs.Copy()
-	if pillar != nil {
-		skw.Set("pillar", pillar)
-	}
-	// salt/runners/state.py passes test=None: the master's test option
-	// decides, not the caller's test= (Salt's behaviour, kept).
-	r := o.newRun(ctx, m, master.RunJID(ctx))
-	running, err := r.env.Run(ctx, "state.single", []any{c.Arg("fun"), c.Arg("name"), nil, false}, skw)
+	r, running, err := o.onMaster(ctx, m, singleFn, args, kw, func(c *modules.Call, pillar *ordered.Map) (string, []any, *ordered.Map) {
+		return "state.single", []any{c.Arg("fun"), c.Arg("name"), nil, false}, withPillar(c, pillar)
+	})
 	if err != nil {
 		return nil, err
 	}
 	return r.progress(ordered.FromPairs(r.id, running)), nil
 }
 
-// high is state.orchestrate_high: state.high on the master minion.
+// high is state.orchestrate_high: state.high on the master minion, with
+// test=None as orchestrate_single.
 func (o *orchestrator) high(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
-	c, err := bind(highFn, args, kw)
-	if err != nil {
-		return nil, err
-	}
-	pillar, err := pillarArg(c)
-	if err != nil {
-		return nil, err
-	}
-	skw := c.Kwargs.Copy()
-	skw.Set("pillar", pillar)
-	r := o.newRun(ctx, m, master.RunJID(ctx))
-	running, err := r.env.Run(ctx, "state.high", []any{c.Arg("data"), nil, false}, skw)
+	r, running, err := o.onMaster(ctx, m, highFn, args, kw, func(c *modules.Call, pillar *ordered.Map) (string, []any, *ordered.Map) {
+		return "state.high", []any{c.Arg("data"), nil, false}, withPillar(c, pillar)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -194,20 +197,10 @@ func (o *orchestrator) high(ctx context.Context, m *master.Master, args []any, k
 // showSLS is state.orchestrate_show_sls: state.show_sls on the master
 // minion, {<id>_master: high data}.
 func (o *orchestrator) showSLS(ctx context.Context, m *master.Master, args []any, kw *ordered.Map) (any, error) {
-	c, err := bind(showFn, args, kw)
-	if err != nil {
-		return nil, err
-	}
-	pillar, err := pillarArg(c)
-	if err != nil {
-		return nil, err
-	}
-	if err := notSupported(c); err != nil {
-		return nil, err
-	}
-	r := o.newRun(ctx, m, master.RunJID(ctx))
-	skw := ordered.FromPairs("pillar", pillar, "pillarenv", c.Arg("pillarenv"), "saltenv", c.Arg("saltenv"))
-	running, err := r.env.Run(ctx, "state.show_sls", []any{c.Arg("mods"), c.Arg("test"), c.Arg("queue")}, skw)
+	r, running, err := o.onMaster(ctx, m, showFn, args, kw, func(c *modules.Call, pillar *ordered.Map) (string, []any, *ordered.Map) {
+		return "state.show_sls", []any{c.Arg("mods"), c.Arg("test"), c.Arg("queue")},
+			ordered.FromPairs("pillar", pillar, "pillarenv", c.Arg("pillarenv"), "saltenv", c.Arg("saltenv"))
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func Start(t clustertest.T, o Options) *API {
 	a.Cluster = clustertest.New(t, mc+"\n"+api, append([]string{"salt-api"}, o.Tools...)...)
 	a.URL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, a.Port)
 	if o.Thin {
-		buildThin(t, a.Bin)
+		BuildThin(t, a.Bin)
 	}
 	a.HTTP = &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: a.CAPool}, ForceAttemptHTTP2: false}}
@@ -265,9 +265,10 @@ func SelfSigned(t clustertest.T, dir string) (certFile, keyFile string, pool *x5
 	return certFile, keyFile, pool
 }
 
-// buildThin builds the static thin binary into bin, where salt-api
-// looks for it (beside its executable).
-func buildThin(t clustertest.T, bin string) {
+// BuildThin builds the static thin binary into bin, where salt-api and
+// salt-master (salt-ssh from an orchestration) look for it, beside
+// their executables.
+func BuildThin(t clustertest.T, bin string) {
 	t.Helper()
 	out := filepath.Join(bin, "salt-thin-linux-"+runtime.GOARCH)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/brinesalt/brine/cmd/salt-thin")
