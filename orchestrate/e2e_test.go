@@ -90,6 +90,33 @@ after_gate:
     - tgt: nosuchminion
     - sls: dbsetup
 `,
+	"withpillar.sls": "release_{{ pillar['release'] }}:\n  test.succeed_with_changes: []\n",
+	"orch/pillar.sls": `push:
+  salt.state:
+    - tgt: db1
+    - sls: withpillar
+    - pillar:
+        release: {{ pillar['release'] }}
+`,
+	"orch/batch.sls": `rolling:
+  salt.state:
+    - tgt: 'web*'
+    - sls: websetup
+    - batch: 1
+`,
+	"orch/wait.sls": `wait_webs:
+  salt.wait_for_event:
+    - name: salt/job/*/ret/web*
+    - id_list: [web1, web2]
+    - timeout: 30
+    - parallel: True
+
+slow_ping:
+  salt.function:
+    - name: test.sleep
+    - tgt: 'web*'
+    - arg: [1]
+`,
 	"orch/broken.sls": "bad:\n  salt.state:\n    - tgt: db1\n   - sls: [unclosed\n",
 	"orch/runners.sls": `keys:
   salt.wheel:
@@ -123,7 +150,7 @@ func TestOrchestration(t *testing.T) {
 	c.PingUntil("*", "db1", "web1", "web2")
 
 	t.Run("three tiers", func(t *testing.T) {
-		events := startEvents(t, c, "salt/run/*", 6)
+		events := startEvents(t, c, "salt/run/*")
 		out, code := c.Run("salt-run", "state.orchestrate", "orch.deploy", "--out", "json")
 		if code != 0 {
 			t.Fatalf("exit %d:\n%s", code, out)
@@ -278,6 +305,26 @@ func TestOrchestration(t *testing.T) {
 		}
 	})
 
+	t.Run("pillar, batch, wait_for_event", func(t *testing.T) {
+		out, code := c.Run("salt-run", "state.orchestrate", "orch.pillar", `pillar={"release": 42}`, "--out", "json")
+		push := state(t, masterRun(t, out), "push")
+		if code != 0 || push["result"] != true ||
+			!strings.Contains(out, `"test_|-release_42_|-release_42_|-succeed_with_changes"`) {
+			t.Errorf("pillar through the orchestration to the minion: exit %d:\n%s", code, out)
+		}
+		out, code = c.Run("salt-run", "state.orchestrate", "orch.batch", "--out", "json")
+		rolling := state(t, masterRun(t, out), "rolling")
+		if code != 0 || len(rolling["changes"].(map[string]any)["ret"].(map[string]any)) != 2 {
+			t.Errorf("batch: exit %d:\n%s", code, out)
+		}
+		out, code = c.Run("salt-run", "state.orchestrate", "orch.wait", "--out", "json")
+		wait := state(t, masterRun(t, out), "wait_webs")
+		seen := fmt.Sprint(wait["changes"].(map[string]any)["minions_seen"])
+		if code != 0 || wait["result"] != true || (seen != "[web1 web2]" && seen != "[web2 web1]") {
+			t.Errorf("wait_for_event: exit %d:\n%s", code, out)
+		}
+	})
+
 	t.Run("single and high", func(t *testing.T) {
 		out, code := c.Run("salt-run", "state.orchestrate_single", "fun=salt.function", "name=test.ping", "tgt=db1", "--out", "json")
 		if code != 0 || !strings.Contains(out, `"comment": "Function ran successfully. Function test.ping ran on db1."`) {
@@ -325,26 +372,46 @@ func state(t *testing.T, run map[string]map[string]any, id string) map[string]an
 
 func num(st map[string]any) int { n, _ := st["__run_num__"].(float64); return int(n) }
 
-// startEvents starts salt-run state.event for count events matching tag
-// and returns the function that waits for them and answers their tags.
-func startEvents(t *testing.T, c *clustertest.Cluster, tag string, count int) func() []string {
-	cmd := exec.Command(filepath.Join(c.Bin, "salt-run"), "-c", filepath.Join(c.Dir, "master"), "state.event",
-		"tagmatch="+tag, fmt.Sprintf("count=%d", count))
-	var out strings.Builder
-	cmd.Stdout = &out
+// startEvents starts salt-run state.event on tag and waits until it is
+// subscribed (it has printed the events of a probe runner, cache.grains);
+// the function it returns waits until the listener printed the ret
+// event of a runner.state.orchestrate job and answers the tags printed
+// after the probe's, then stops the listener.
+func startEvents(t *testing.T, c *clustertest.Cluster, tag string) func() []string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(c.Bin, "salt-run"), "-c", filepath.Join(c.Dir, "master"), "state.event", "tagmatch="+tag)
+	out := &clustertest.SyncBuffer{}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The listener is subscribed once the master counts it; a short
-	// wait for the process to connect is enough on loopback.
-	c.WaitFor("event listener", func() bool { return cmd.Process != nil })
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	c.WaitFor("event listener", func() bool {
+		c.Run("salt-run", "cache.grains")
+		return strings.Contains(out.String(), "runner.cache.grains")
+	})
+	// The probes' events are all printed once their ret is: skip them.
+	skip := 0
+	c.WaitFor("probe events", func() bool {
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		n := len(lines)
+		ok := n == skip && n > 0 && strings.Contains(lines[n-1], "/ret\t")
+		skip = n
+		return ok
+	})
 	return func() []string {
-		cmd.Wait()
 		var tags []string
-		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-			tag, _, _ := strings.Cut(l, "\t")
-			tags = append(tags, tag)
-		}
+		c.WaitFor("orchestration events", func() bool {
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")[skip:]
+			tags = tags[:0]
+			done := false
+			for _, l := range lines {
+				tag, data, _ := strings.Cut(l, "\t")
+				tags = append(tags, tag)
+				done = done || strings.HasSuffix(tag, "/ret") && strings.Contains(data, `"runner.state.orchestrate"`)
+			}
+			return done
+		})
 		return tags
 	}
 }
