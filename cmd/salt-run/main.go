@@ -1,7 +1,10 @@
 // Command salt-run runs master-side runner functions through the local
 // master (salt/cli/run.py): jobs.lookup_jid, jobs.list_jobs,
 // jobs.list_job, jobs.active, jobs.print_job, manage.status/up/down/
-// present, manage.versions, cache.grains, cache.pillar and state.event.
+// present, manage.versions, cache.grains, cache.pillar, state.event, and
+// the orchestration runners salt-master registers (state.orchestrate and
+// its family, docs/ORCHESTRATION.md), whose return names its outputter
+// and exit code.
 package main
 
 import (
