@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/brinesalt/brine/client"
@@ -160,7 +159,7 @@ func (r *run) sshCmd(ctx context.Context, q *cmdRequest) (*ordered.Map, error) {
 	if q.batch != "" || q.subset > 0 {
 		return nil, fmt.Errorf("batch and subset are not supported with ssh: True")
 	}
-	set := sshrun.Settings{ConfigDir: r.o.cfg.ConfigDir, Target: targetString(q.tgt), TgtType: q.tgtType,
+	set := sshrun.Settings{ConfigDir: r.o.cfg.ConfigDir, Target: sshrun.CommaList(q.tgt), TgtType: q.tgtType,
 		Fun: q.fun, Arg: orList(q.arg), Kwarg: q.kwarg, JobArgs: q.pubArgs(), Roster: q.roster,
 		Caller: r.user, Set: map[string]bool{}}
 	if set.Roster == "" {
@@ -196,16 +195,4 @@ func (r *run) sshCmd(ctx context.Context, q *cmdRequest) (*ordered.Map, error) {
 		out.Set(res.ID, m)
 	}
 	return out, nil
-}
-
-// targetString is a tgt as salt-ssh takes it: a list is comma-joined.
-func targetString(v any) string {
-	if l, ok := v.([]any); ok {
-		parts := make([]string, len(l))
-		for i, e := range l {
-			parts[i] = ordered.KeyString(e)
-		}
-		return strings.Join(parts, ",")
-	}
-	return ordered.KeyString(v)
 }

@@ -27,7 +27,7 @@ func rosterExtras(rc *roster.Config, cfg *config.Master, s *Settings) error {
 	rc.ScanPorts = s.ScanPorts
 	if !s.Set["scan-ports"] {
 		if v, ok := cfg.Raw.Get("ssh_scan_ports"); ok && v != nil {
-			rc.ScanPorts = commaList(v)
+			rc.ScanPorts = CommaList(v)
 		}
 	}
 	secs := s.ScanTimeout
@@ -49,7 +49,7 @@ func rosterExtras(rc *roster.Config, cfg *config.Master, s *Settings) error {
 	rc.Options.RemotePortForwards = s.RemotePortForwards
 	if !s.Set["remote-port-forwards"] {
 		if v, ok := cfg.Raw.Get("ssh_remote_port_forwards"); ok && v != nil {
-			rc.Options.RemotePortForwards = commaList(v)
+			rc.Options.RemotePortForwards = CommaList(v)
 		}
 	}
 	return nil
@@ -66,8 +66,9 @@ func plainMap(m *ordered.Map) map[string]any {
 	return out
 }
 
-// commaList reads a string, a number or a list as a comma list.
-func commaList(v any) string {
+// CommaList reads a string, a number or a list as a comma list (a
+// salt-ssh target given as a list, roster options like scan_ports).
+func CommaList(v any) string {
 	if l, ok := v.([]any); ok {
 		parts := make([]string, len(l))
 		for i, e := range l {
