@@ -20,6 +20,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/schedule"
 	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/returners"
 	"github.com/brinesalt/brine/thin"
@@ -88,6 +89,9 @@ type Minion struct {
 	queue   []*ordered.Map
 
 	jobs sync.WaitGroup
+
+	schedMu sync.Mutex
+	sched   *schedule.Schedule
 }
 
 type authState struct {
@@ -210,6 +214,12 @@ func (m *Minion) Run(ctx context.Context) error {
 		defer wg.Done()
 		m.sendReturns(ctx)
 	}()
+	sched := m.newSchedule()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sched.Loop(ctx)
+	}()
 	if every := m.c.GrainsRefreshEvery; every > 0 {
 		wg.Add(1)
 		go func() {
@@ -261,6 +271,7 @@ func (m *Minion) refreshPillar(ctx context.Context) error {
 	m.dataMu.Lock()
 	m.pillar = p
 	m.dataMu.Unlock()
+	m.schedulePillar()
 	return nil
 }
 

@@ -37,6 +37,12 @@ type Run struct {
 	JID  string
 }
 
+// Provider is a running daemon with a scheduler: the schedule execution
+// module finds the minion's through modules.Env.Minion.
+type Provider interface {
+	Schedule() *Schedule
+}
+
 // Options configure a Schedule.
 type Options struct {
 	// Schedule is the `schedule:` option (copied); nil is none.
