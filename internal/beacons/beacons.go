@@ -83,6 +83,7 @@ func New(o Options) *Manager {
 func (m *Manager) SetPillar(v any) error {
 	p, ok := v.(*ordered.Map)
 	if v != nil && !ok {
+		//lint:ignore ST1005 Salt's exact message
 		return errors.New("Beacons must be of type dict.")
 	}
 	if p == nil {
@@ -292,6 +293,7 @@ func (m *Manager) instance(name, module string) (instance, error) {
 	}
 	mk, ok := lookup(module)
 	if !ok {
+		//lint:ignore ST1005 Salt's exact message
 		return instance{}, fmt.Errorf("Unable to process beacon %s", name)
 	}
 	in := instance{module: module, b: mk()}

@@ -27,6 +27,7 @@ var ErrInvalid = errors.New("invalid schedule entry")
 // the job.
 func Validate(name string, data *ordered.Map) error {
 	if data == nil {
+		//lint:ignore ST1005 Salt's exact message
 		return fmt.Errorf("Scheduled job %q should have a dict value: %w", name, ErrInvalid)
 	}
 	if funcOf(data) == "" {
@@ -56,6 +57,7 @@ func Validate(name string, data *ordered.Map) error {
 	if v, ok := data.Get("cron"); ok {
 		s, _ := v.(string)
 		if _, err := ParseCron(s); err != nil {
+			//lint:ignore ST1005 Salt's exact message
 			return fmt.Errorf("Invalid cron string. Ignoring job %s.: %w", name, err)
 		}
 	}

@@ -126,6 +126,7 @@ func ConfFile(confDir, defaultInclude string) string {
 func (s *Schedule) SetPillar(v any) error {
 	m, ok := v.(*ordered.Map)
 	if v != nil && !ok {
+		//lint:ignore ST1005 Salt's exact message
 		return errors.New("Schedule must be of type dict.")
 	}
 	if m == nil {
