@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brinesalt/brine/internal/beacons"
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -92,6 +93,7 @@ type Minion struct {
 
 	schedMu sync.Mutex
 	sched   *schedule.Schedule
+	beacons *beacons.Manager
 }
 
 type authState struct {
@@ -220,6 +222,12 @@ func (m *Minion) Run(ctx context.Context) error {
 		defer wg.Done()
 		sched.Loop(ctx)
 	}()
+	bcn := m.newBeacons()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		bcn.Loop(ctx)
+	}()
 	if every := m.c.GrainsRefreshEvery; every > 0 {
 		wg.Add(1)
 		go func() {
@@ -272,6 +280,7 @@ func (m *Minion) refreshPillar(ctx context.Context) error {
 	m.pillar = p
 	m.dataMu.Unlock()
 	m.schedulePillar()
+	m.beaconsPillar()
 	return nil
 }
 

@@ -2,14 +2,15 @@ package minion
 
 import (
 	"context"
+	"errors"
 	"os"
-	"time"
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/schedule"
 	"github.com/brinesalt/brine/state/modules"
+	"github.com/brinesalt/brine/state/modules/saltutil"
 	"github.com/brinesalt/brine/state/returners"
 )
 
@@ -31,10 +32,7 @@ func (m *Minion) newSchedule() *schedule.Schedule {
 	if include == "" {
 		include = "minion.d/*.conf"
 	}
-	loop := time.Second
-	if n, ok := protocol.AsInt(m.opts.Value("loop_interval")); ok && n > 0 {
-		loop = time.Duration(n) * time.Second
-	}
+	loop := m.loopInterval()
 	s := schedule.New(schedule.Options{
 		Schedule: opt, ConfFile: schedule.ConfFile(m.c.Dir, include), LoopInterval: loop,
 		Log: m.log, Exec: m.runScheduled,
@@ -84,7 +82,17 @@ func (m *Minion) runScheduled(ctx context.Context, r schedule.Run) {
 		ret.Set("metadata", md)
 	}
 	ret.Set("pid", os.Getpid())
-	res := m.execute(ctx, r.JID, r.Fun, r.Args, r.Kwargs)
+	// Listed by saltutil.running, as Salt's proc file for a job with
+	// jid_include, so disable_during_state_run sees scheduled states.
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := saltutil.Jobs.Add(saltutil.Job{JID: r.JID, Fun: r.Fun, Arg: funArgs, Tgt: m.id, TgtType: "glob", Cancel: cancel})
+	res := m.execute(jctx, r.JID, r.Fun, r.Args, r.Kwargs)
+	done()
+	if errors.Is(context.Cause(jctx), saltutil.ErrSignalled) {
+		m.log.Info("scheduled job stopped by a signal, no return", logattr.JID, r.JID)
+		return
+	}
 	ret.Set("return", res.Return)
 	ret.Set("retcode", res.Retcode)
 	ret.Set("success", res.Retcode == 0)

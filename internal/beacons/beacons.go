@@ -43,7 +43,7 @@ type Manager struct {
 	o      Options
 	log    *slog.Logger
 	mu     sync.Mutex
-	opts   *ordered.Map
+	conf   *ordered.Map
 	pillar *ordered.Map
 	inst   map[string]instance
 	// counters is Beacon.interval_map.
@@ -69,10 +69,10 @@ func New(o Options) *Manager {
 	if o.Env == nil {
 		o.Env = &Env{}
 	}
-	m := &Manager{o: o, log: o.Log, opts: ordered.New(), pillar: ordered.New(),
+	m := &Manager{o: o, log: o.Log, conf: ordered.New(), pillar: ordered.New(),
 		inst: map[string]instance{}, counters: map[string]int{}, reported: map[string]string{}}
 	if o.Beacons != nil {
-		m.opts = ordered.DeepCopy(o.Beacons).(*ordered.Map)
+		m.conf = ordered.DeepCopy(o.Beacons).(*ordered.Map)
 	}
 	return m
 }
@@ -117,7 +117,7 @@ func (m *Manager) merged(where Where) *ordered.Map {
 	for _, src := range []struct {
 		m    *ordered.Map
 		skip Where
-	}{{m.pillar, Opts}, {m.opts, Pillar}} {
+	}{{m.pillar, Opts}, {m.conf, Pillar}} {
 		if where == src.skip {
 			continue
 		}
@@ -366,10 +366,10 @@ func (m *Manager) Add(name string, data any) (bool, string) {
 		return false, fmt.Sprintf("Cannot update beacon item %s, because it is configured in pillar.", name)
 	}
 	comment := fmt.Sprintf("Added new beacon item: %s", name)
-	if m.opts.Has(name) {
+	if m.conf.Has(name) {
 		comment = fmt.Sprintf("Updating settings for beacon item: %s", name)
 	}
-	m.opts.Set(name, ordered.DeepCopy(data))
+	m.conf.Set(name, ordered.DeepCopy(data))
 	m.drop(name)
 	return true, comment
 }
@@ -381,7 +381,7 @@ func (m *Manager) Modify(name string, data any) (bool, string) {
 	if m.pillar.Has(name) {
 		return false, fmt.Sprintf("Cannot modify beacon item %s, it is configured in pillar.", name)
 	}
-	m.opts.Set(name, ordered.DeepCopy(data))
+	m.conf.Set(name, ordered.DeepCopy(data))
 	m.drop(name)
 	return true, fmt.Sprintf("Updating settings for beacon item: %s", name)
 }
@@ -393,10 +393,10 @@ func (m *Manager) Delete(name string) (bool, string) {
 	if m.pillar.Has(name) {
 		return false, fmt.Sprintf("Cannot delete beacon item %s, it is configured in pillar.", name)
 	}
-	if !m.opts.Has(name) {
+	if !m.conf.Has(name) {
 		return true, fmt.Sprintf("Beacon item %s not found.", name)
 	}
-	m.opts.Delete(name)
+	m.conf.Delete(name)
 	m.drop(name)
 	return true, fmt.Sprintf("Deleting beacon item: %s", name)
 }
@@ -422,7 +422,7 @@ func (m *Manager) SetBeaconEnabled(name string, on bool) (bool, string) {
 // setBeaconEnabledLocked is _update_enabled: the `enabled` key of a
 // mapping config, or the {enabled: …} item of a list, added if absent.
 func (m *Manager) setBeaconEnabledLocked(name string, on bool) {
-	switch x := m.opts.Value(name).(type) {
+	switch x := m.conf.Value(name).(type) {
 	case *ordered.Map:
 		x.Set("enabled", on)
 	case []any:
@@ -432,7 +432,7 @@ func (m *Manager) setBeaconEnabledLocked(name string, on bool) {
 				return
 			}
 		}
-		m.opts.Set(name, append(x, ordered.FromPairs("enabled", on)))
+		m.conf.Set(name, append(x, ordered.FromPairs("enabled", on)))
 	}
 	if !on {
 		m.drop(name)
@@ -442,15 +442,34 @@ func (m *Manager) setBeaconEnabledLocked(name string, on bool) {
 // SetEnabled is enable_beacons and disable_beacons: the global switch.
 func (m *Manager) SetEnabled(on bool) {
 	m.mu.Lock()
-	m.opts.Set("enabled", on)
+	m.conf.Set("enabled", on)
 	m.mu.Unlock()
+}
+
+// Enabled is the global switch of the configuration's beacons and
+// whether it is set at all.
+func (m *Manager) Enabled() (on, set bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.conf.Get("enabled")
+	return truthy(v), ok
+}
+
+// BeaconEnabled is the `enabled` item of beacon name (a mapping's key
+// or a list's {enabled: …}) and whether it has one.
+func (m *Manager) BeaconEnabled(name string) (on, set bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	bc := asConfigDict(m.merged(All).Value(name))
+	v, ok := bc.Get("enabled")
+	return truthy(v), ok
 }
 
 // Reset is reset: no beacons from the configuration.
 func (m *Manager) Reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.opts = ordered.New()
+	m.conf = ordered.New()
 	for name := range m.inst {
 		if !m.pillar.Has(name) {
 			m.drop(name)

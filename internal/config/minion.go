@@ -100,6 +100,7 @@ var minionOptions = withShared([]Option[Minion]{
 	raw[Minion]("schedule", KindAny, "minion"),
 	raw[Minion]("schedule_returner", KindAny, "minion"),
 	raw[Minion]("loop_interval", KindInt, "minion"),
+	raw[Minion]("beacons", KindAny, "minion"),
 	raw[Minion]("conf_dir", KindString, "state/modules/schedule"),
 })
 
