@@ -202,7 +202,9 @@ beacons:
 
 func TestDiskusage(t *testing.T) {
 	mountPoints = func() ([]string, error) { return []string{"/", "/home", "/mnt/a b"}, nil }
-	diskPercent = func(p string) (float64, error) { return map[string]float64{"/": 70, "/home": 10, "/mnt/a b": 55}[p], nil }
+	diskPercent = func(p string) (float64, error) {
+		return map[string]float64{"/": 70, "/home": 10, "/mnt/a b": 55}[p], nil
+	}
 	t.Cleanup(func() { mountPoints, diskPercent = readMountPoints, readDiskPercent })
 	b := diskusageBeacon{}
 	cfg := []any{ordered.FromPairs("/", "63%"), ordered.FromPairs("/mnt/.*", 50)}
