@@ -41,6 +41,9 @@ schedule:
     function: test.ping
     cron: '61 * * * *'
 `)
+	// A pillar schedule beside the configuration's.
+	os.WriteFile(filepath.Join(c.Dir, "srv/pillar/top.sls"), []byte("base:\n  's1':\n    - sched\n"), 0o600)
+	os.WriteFile(filepath.Join(c.Dir, "srv/pillar/sched.sls"), []byte("schedule:\n  from_pillar:\n    function: test.echo\n    args: [pillartick]\n    seconds: 2\n"), 0o600)
 	c.StartMinion("s1", dir)
 	c.PingUntil("s1", "s1")
 
@@ -51,9 +54,12 @@ schedule:
 			jobs = map[string]any{}
 			_ = json.Unmarshal([]byte(out), &jobs)
 			n := 0
-			for _, j := range jobs {
-				if m, ok := j.(map[string]any); ok && m["Target"] == "s1" {
+			for jid, j := range jobs {
+				m, _ := j.(map[string]any)
+				if args, _ := m["Arguments"].([]any); m["Target"] == "s1" && len(args) == 1 && args[0] == "tick" {
 					n++
+				} else {
+					delete(jobs, jid)
 				}
 			}
 			return n >= 2
@@ -68,6 +74,27 @@ schedule:
 				t.Fatalf("load of %s: %v", jid, load)
 			}
 			break
+		}
+	})
+	t.Run("pillar schedule", func(t *testing.T) {
+		c.WaitFor("the pillar's job in the job cache", func() bool {
+			out, _ := c.Run("salt-run", "jobs.list_jobs", "search_function=test.echo", "--out", "json")
+			jobs := map[string]map[string]any{}
+			_ = json.Unmarshal([]byte(out), &jobs)
+			for jid, j := range jobs {
+				if args, _ := j["Arguments"].([]any); len(args) == 1 && args[0] == "pillartick" {
+					return readLoad(t, c, jid)["schedule"] == "from_pillar"
+				}
+			}
+			return false
+		})
+		out, _ := c.Run("salt", "s1", "schedule.list")
+		if !strings.Contains(out, "from_pillar:") {
+			t.Fatalf("schedule.list without the pillar job: %s", out)
+		}
+		out, _ = c.Run("salt", "s1", "schedule.delete", "from_pillar")
+		if !strings.Contains(out, "Failed to delete job from_pillar from schedule.") {
+			t.Fatalf("deleting a pillar job: %s", out)
 		}
 	})
 	t.Run("returner", func(t *testing.T) {

@@ -75,6 +75,9 @@ type Schedule struct {
 	warned  map[string]bool
 	running map[string]int
 	jobs    sync.WaitGroup
+	// loopCtx is Loop's context, which jobs started by RunJob run
+	// under, so they end with the daemon and not with the request.
+	loopCtx context.Context
 }
 
 // jobState is what Salt keeps in the entry's underscore keys
@@ -304,9 +307,13 @@ func (s *Schedule) Save() error {
 }
 
 // RunJob is run_job: the entry started now (whether or not it is due),
-// unless maxrunning copies of it are running.
+// unless maxrunning copies of it are running. While Loop runs the job
+// runs under Loop's context, else under ctx.
 func (s *Schedule) RunJob(ctx context.Context, name string) error {
 	s.mu.Lock()
+	if s.loopCtx != nil {
+		ctx = s.loopCtx
+	}
 	data, ok := s.merged(All).Value(name).(*ordered.Map)
 	if !ok {
 		s.mu.Unlock()
@@ -377,6 +384,9 @@ func (s *Schedule) Running(name string) int {
 // waits for the jobs it started.
 func (s *Schedule) Loop(ctx context.Context) {
 	defer s.jobs.Wait()
+	s.mu.Lock()
+	s.loopCtx = ctx
+	s.mu.Unlock()
 	t := time.NewTicker(s.o.LoopInterval)
 	defer t.Stop()
 	s.Eval(ctx, time.Now())

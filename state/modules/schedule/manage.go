@@ -284,7 +284,7 @@ func runJob(ctx context.Context, c *modules.Call) (any, error) {
 	case !modules.Truthy(data.Value("enabled")) && !c.Bool("force"):
 		ret.Set("comment", fmt.Sprintf("Job %s is disabled.", name))
 	default:
-		// The job runs in the minion's scheduler, not in this one:
+		// The job runs in the minion's scheduler, not in this call:
 		// Salt's run_job fires an event and returns.
 		if err := s.RunJob(context.WithoutCancel(ctx), name); err != nil {
 			ret.Set("comment", fmt.Sprintf("Failed to run job %s on minion.", name))
