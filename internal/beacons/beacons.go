@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
@@ -205,7 +206,7 @@ func (m *Manager) Process(ctx context.Context) []any {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	config := m.merged(All)
-	if v, ok := config.Get("enabled"); ok && !truthy(v) {
+	if v, ok := config.Get("enabled"); ok && !py.Truthy(v) {
 		return nil
 	}
 	var out []any
@@ -225,7 +226,7 @@ func (m *Manager) processOne(ctx context.Context, name string, raw any) []any {
 		m.report(name, fmt.Sprintf("Configuration for beacon %s must be a list.", name))
 		return nil
 	}
-	if v, ok := cur.Get("enabled"); ok && !truthy(v) {
+	if v, ok := cur.Get("enabled"); ok && !py.Truthy(v) {
 		return nil
 	}
 	module := name
@@ -250,7 +251,7 @@ func (m *Manager) processOne(ctx context.Context, name string, raw any) []any {
 			return nil
 		}
 	}
-	if truthy(cur.Value("disable_during_state_run")) {
+	if py.Truthy(cur.Value("disable_during_state_run")) {
 		list = trim(list, "disable_during_state_run")
 		if m.o.StateRunning != nil && m.o.StateRunning() {
 			m.log.Info(fmt.Sprintf("Closing beacon %s. State run in progress.", name))
@@ -276,7 +277,7 @@ func (m *Manager) processOne(ctx context.Context, name string, raw any) []any {
 		}
 		out = append(out, ordered.FromPairs("tag", t, "data", data, "beacon_name", module))
 	}
-	if truthy(cur.Value("run_once")) {
+	if py.Truthy(cur.Value("run_once")) {
 		m.setBeaconEnabledLocked(name, false)
 	}
 	return out
@@ -315,26 +316,6 @@ func (m *Manager) intervalDue(name string, interval float64) bool {
 	}
 	m.counters[name] = n + 1
 	return false
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case *ordered.Map:
-		return x.Len() > 0
-	}
-	return true
 }
 
 // Validate is validate_beacon: the module's verdict on data for beacon
@@ -452,7 +433,7 @@ func (m *Manager) Enabled() (on, set bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v, ok := m.conf.Get("enabled")
-	return truthy(v), ok
+	return py.Truthy(v), ok
 }
 
 // BeaconEnabled is the `enabled` item of beacon name (a mapping's key
@@ -462,7 +443,7 @@ func (m *Manager) BeaconEnabled(name string) (on, set bool) {
 	defer m.mu.Unlock()
 	bc := asConfigDict(m.merged(All).Value(name))
 	v, ok := bc.Get("enabled")
-	return truthy(v), ok
+	return py.Truthy(v), ok
 }
 
 // Reset is reset: no beacons from the configuration.

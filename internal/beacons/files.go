@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/schedule"
 )
 
@@ -103,7 +104,7 @@ func (b *utmpBeacon) Validate(config any) string {
 }
 
 func (b *utmpBeacon) validRange(v any) string {
-	if !truthy(v) {
+	if !py.Truthy(v) {
 		return ""
 	}
 	m, ok := v.(*ordered.Map)

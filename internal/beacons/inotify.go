@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 )
 
 // The inotify event bits (linux/inotify.h), named as pyinotify names
@@ -114,8 +115,8 @@ func inotifySpecs(files *ordered.Map) []watchSpec {
 					s.mask |= inotifyMasks[fmt.Sprint(x)]
 				}
 			}
-			s.recurse = truthy(m.Value("recurse"))
-			s.autoAdd = truthy(m.Value("auto_add"))
+			s.recurse = py.Truthy(m.Value("recurse"))
+			s.autoAdd = py.Truthy(m.Value("auto_add"))
 			s.excludes, _ = m.Value("exclude").([]any)
 		}
 		out = append(out, s)
@@ -184,7 +185,7 @@ func excluded(pathname string, excludes []any) bool {
 		case *ordered.Map:
 			for _, k := range x.StringKeys() {
 				opt, _ := x.Value(k).(*ordered.Map)
-				if !truthy(opt.Value("regex")) {
+				if !py.Truthy(opt.Value("regex")) {
 					// Salt's beacon falls through without testing a
 					// non-regex dict entry (salt/beacons/inotify.py).
 					continue

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 )
 
 func init() {
@@ -67,7 +68,7 @@ func (b *serviceBeacon) Beacon(ctx context.Context, env *Env, config []any) ([]*
 		if err != nil {
 			return out, fmt.Errorf("service.status %s: %w", name, err)
 		}
-		running := truthy(v)
+		running := py.Truthy(v)
 		st := ordered.FromPairs("running", running)
 		if f, ok := sc.Value("uncleanshutdown").(string); ok && !running {
 			_, err := os.Stat(f)

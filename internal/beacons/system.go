@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 )
 
 // The host readers, replaced in tests.
@@ -94,9 +95,9 @@ func (b *loadBeacon) Beacon(_ context.Context, _ *Env, config []any) ([]*ordered
 	c := ListToDict(config)
 	emitAtStartup := true
 	if v, ok := c.Get("emitatstartup"); ok {
-		emitAtStartup = truthy(v)
+		emitAtStartup = py.Truthy(v)
 	}
-	onChange := truthy(c.Value("onchangeonly"))
+	onChange := py.Truthy(c.Value("onchangeonly"))
 	avgs, err := loadAvg()
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/pytime"
 )
 
@@ -181,7 +182,7 @@ func (s *Schedule) evalJob(name string, data *ordered.Map, now time.Time, enable
 	}
 	if !st.started {
 		st.started = true
-		if v, has := data.Get("run_on_start"); has && truthy(v) {
+		if v, has := data.Get("run_on_start"); has && py.Truthy(v) {
 			run = true
 		}
 	}
@@ -206,7 +207,7 @@ func truthyDefault(data *ordered.Map, key string, def bool) bool {
 	if !ok {
 		return def
 	}
-	return truthy(v)
+	return py.Truthy(v)
 }
 
 // due is the timing half of eval: the time elements, once, when and
@@ -272,7 +273,7 @@ func (s *Schedule) due(name string, data *ordered.Map, st *jobState, now time.Ti
 // a job is due a random splay is drawn and the run waits for it.
 func (s *Schedule) splayed(data *ordered.Map, st *jobState, now time.Time) bool {
 	v := data.Value("splay")
-	if v == nil || !truthy(v) {
+	if v == nil || !py.Truthy(v) {
 		return true
 	}
 	if st.splayAt.IsZero() {
@@ -348,7 +349,7 @@ func (s *Schedule) gates(name string, data *ordered.Map, now time.Time, skipFunc
 			return false, ""
 		}
 		in := !now.Before(start) && !now.After(end)
-		if truthy(r.Value("invert")) {
+		if py.Truthy(r.Value("invert")) {
 			if !now.After(start) || !now.Before(end) {
 				in = true
 			} else {

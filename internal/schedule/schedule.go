@@ -22,6 +22,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/jid"
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
@@ -262,7 +264,7 @@ func (s *Schedule) Enabled() bool {
 
 func (s *Schedule) enabledLocked() bool {
 	v, ok := s.merged(All).Get("enabled")
-	return !ok || truthy(v)
+	return !ok || py.Truthy(v)
 }
 
 func (s *Schedule) maybePersist(persist bool) error {
@@ -331,7 +333,7 @@ func (s *Schedule) RunJob(ctx context.Context, name string) error {
 // mayStart is _check_max_running: with jid_include (the default) no more
 // than maxrunning (default 1) copies of a job run at once. s.mu is held.
 func (s *Schedule) mayStart(name string, data *ordered.Map) bool {
-	if v, ok := data.Get("jid_include"); ok && !truthy(v) {
+	if v, ok := data.Get("jid_include"); ok && !py.Truthy(v) {
 		return true
 	}
 	limit := 1
@@ -354,7 +356,7 @@ func (s *Schedule) start(ctx context.Context, name string, data *ordered.Map) {
 	if kw, ok := data.Value("kwargs").(*ordered.Map); ok {
 		r.Kwargs = ordered.DeepCopy(kw).(*ordered.Map)
 	}
-	if v, ok := data.Get("dry_run"); ok && truthy(v) {
+	if v, ok := data.Get("dry_run"); ok && py.Truthy(v) {
 		s.log.Debug(fmt.Sprintf("Job %s has 'dry_run' set to True. Not running it.", name))
 		return
 	}
@@ -419,32 +421,13 @@ func funcOf(data *ordered.Map) string {
 	return ""
 }
 
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != "" && x != "false" && x != "False"
-	}
-	return true
-}
-
+// asInt is Salt's int(value) on an entry's numbers: integers, floats
+// and numeric strings.
 func asInt(v any) (int, bool) {
+	if n, ok := protocol.AsInt(v); ok {
+		return n, true
+	}
 	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case uint64:
-		return int(x), true
 	case float64:
 		return int(x), true
 	case string:
