@@ -366,3 +366,28 @@ func FuzzReaders(f *testing.F) {
 		_ = unescapeMount(s)
 	})
 }
+
+func TestInotifyCoalesce(t *testing.T) {
+	for _, coalesce := range []bool{false, true} {
+		file := filepath.Join(t.TempDir(), "f")
+		os.WriteFile(file, []byte("a"), 0o600)
+		b := &inotifyBeacon{fd: -1}
+		defer b.Close()
+		cfg := []any{ordered.FromPairs("files", ordered.FromPairs(file, ordered.FromPairs("mask", []any{"modify", "attrib"}))), ordered.FromPairs("coalesce", coalesce)}
+		if _, err := b.Beacon(t.Context(), &Env{}, cfg); err != nil {
+			t.Fatal(err)
+		}
+		// The kernel merges only consecutive identical events; these
+		// alternate.
+		for i := range 3 {
+			f, _ := os.OpenFile(file, os.O_WRONLY, 0)
+			f.Write([]byte("b"))
+			f.Close()
+			os.Chmod(file, os.FileMode(0o600|i))
+		}
+		evs, _ := b.Beacon(t.Context(), &Env{}, cfg)
+		if coalesce && len(evs) != 2 || !coalesce && len(evs) != 6 {
+			t.Fatalf("coalesce %v: %d events", coalesce, len(evs))
+		}
+	}
+}

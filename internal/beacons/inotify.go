@@ -67,9 +67,10 @@ func maskName(mask uint32) string {
 
 // rawEvent is one struct inotify_event.
 type rawEvent struct {
-	wd   int32
-	mask uint32
-	name string
+	wd     int32
+	mask   uint32
+	cookie uint32
+	name   string
 }
 
 // errShortEvent is a buffer that ends inside an event.
@@ -89,7 +90,8 @@ func parseEvents(buf []byte) ([]rawEvent, error) {
 			return out, errShortEvent
 		}
 		name := strings.TrimRight(string(buf[inotifyEvent:inotifyEvent+int(n)]), "\x00")
-		out = append(out, rawEvent{wd: int32(binary.NativeEndian.Uint32(buf[0:4])), mask: binary.NativeEndian.Uint32(buf[4:8]), name: name})
+		out = append(out, rawEvent{wd: int32(binary.NativeEndian.Uint32(buf[0:4])), mask: binary.NativeEndian.Uint32(buf[4:8]),
+			cookie: binary.NativeEndian.Uint32(buf[8:12]), name: name})
 		buf = buf[inotifyEvent+int(n):]
 	}
 	return out, nil

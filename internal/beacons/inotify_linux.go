@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/py"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,7 +60,7 @@ func (b *inotifyBeacon) Beacon(_ context.Context, _ *Env, config []any) ([]*orde
 	if err := b.open(); err != nil {
 		return nil, err
 	}
-	out, err := b.drain(specs)
+	out, err := b.drain(specs, py.Truthy(c.Value("coalesce")))
 	if err != nil {
 		return out, err
 	}
@@ -69,9 +70,12 @@ func (b *inotifyBeacon) Beacon(_ context.Context, _ *Env, config []any) ([]*orde
 	return out, nil
 }
 
-// drain reads every queued event.
-func (b *inotifyBeacon) drain(specs []watchSpec) ([]*ordered.Map, error) {
+// drain reads every queued event. With coalesce only the first of
+// identical events (wd, mask, cookie, name) in the pass is kept, as
+// pyinotify's coalesce_events does within a batch.
+func (b *inotifyBeacon) drain(specs []watchSpec, coalesce bool) ([]*ordered.Map, error) {
 	var out []*ordered.Map
+	seen := map[rawEvent]bool{}
 	for {
 		n, err := unix.Read(b.fd, b.buf)
 		if errors.Is(err, unix.EAGAIN) || n == 0 {
@@ -85,6 +89,12 @@ func (b *inotifyBeacon) drain(specs []watchSpec) ([]*ordered.Map, error) {
 			return out, err
 		}
 		for _, ev := range evs {
+			if coalesce {
+				if seen[ev] {
+					continue
+				}
+				seen[ev] = true
+			}
 			if m := b.event(ev, specs); m != nil {
 				out = append(out, m)
 			}
