@@ -213,6 +213,7 @@ func (m *Master) Start(ctx context.Context) error {
 	m.stopMaint = cancel
 	m.wg.Add(1)
 	go m.maintenance(mctx)
+	m.startSchedule(mctx)
 	m.log.Info("master started", "publish", pub.Addr().String(), "ret", req.Addr().String())
 	return nil
 }

@@ -15,13 +15,16 @@ import (
 // Options are the master settings, with Salt's names and defaults
 // (salt/config/__init__.py DEFAULT_MASTER_OPTS).
 type Options struct {
-	Interface        string
-	PublishPort      int
-	RetPort          int
-	WorkerThreads    int
-	PKIDir           string
-	CacheDir         string
-	SockDir          string
+	Interface     string
+	PublishPort   int
+	RetPort       int
+	WorkerThreads int
+	PKIDir        string
+	CacheDir      string
+	SockDir       string
+	// ConfDir is the configuration directory (-c), where the
+	// scheduler's master.d/_schedule.conf lives.
+	ConfDir          string
 	FileRoots        map[string][]string
 	PillarRoots      map[string][]string
 	Auth             pki.AuthOptions
@@ -67,6 +70,7 @@ func OptionsFromConfig(c *config.Master) (Options, error) {
 	o.PKIDir, o.CacheDir, o.SockDir = c.PKIDir, c.CacheDir, c.SockDir
 	o.FileRoots, o.PillarRoots = c.FileRoots, c.PillarRoots
 	o.Raw = c.Raw
+	o.ConfDir = c.Dir
 	o.Interface, o.PublishPort, o.RetPort, o.WorkerThreads = c.Interface, c.PublishPort, c.RetPort, c.WorkerThreads
 	o.Auth.AutoAccept, o.Auth.OpenMode = c.AutoAccept, c.OpenMode
 	o.Auth.AutosignFile, o.Auth.AutorejectFile, o.Auth.AutosignGrainsDir = c.AutosignFile, c.AutorejectFile, c.AutosignGrainsDir

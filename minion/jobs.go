@@ -82,16 +82,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 			m.log.Warn("grains", logattr.Err, err)
 		}
 	}
-	m.dataMu.RLock()
-	fj := &frame.Job{JID: job.JID, ID: m.id, Fun: job.Fun, Arg: args, Kwarg: kw, Opts: m.opts, Pillar: m.pillar}
-	g := m.grains
-	m.dataMu.RUnlock()
-	var res *frame.Result
-	if m.o.Execute != nil {
-		res = m.o.Execute(jctx, fj)
-	} else {
-		res = thin.Execute(jctx, fj, m.jobOptions(jctx, g))
-	}
+	res := m.execute(jctx, job.JID, job.Fun, args, kw)
 	done()
 	if errors.Is(context.Cause(jctx), saltutil.ErrSignalled) {
 		// saltutil.kill_job/term_job: Salt's job process dies by the
@@ -106,6 +97,19 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 	}
 	m.queueReturn(ret.SaltMap())
 	m.sendToReturners(ctx, job, ret)
+}
+
+// execute runs one function with the minion's options, grains and
+// pillar (Options.Execute, or thin.Execute).
+func (m *Minion) execute(ctx context.Context, jid, fun string, args []any, kw *ordered.Map) *frame.Result {
+	m.dataMu.RLock()
+	fj := &frame.Job{JID: jid, ID: m.id, Fun: fun, Arg: args, Kwarg: kw, Opts: m.opts, Pillar: m.pillar}
+	g := m.grains
+	m.dataMu.RUnlock()
+	if m.o.Execute != nil {
+		return m.o.Execute(ctx, fj)
+	}
+	return thin.Execute(ctx, fj, m.jobOptions(ctx, g))
 }
 
 // jobOptions gives a job the minion's grains, the master's file server

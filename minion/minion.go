@@ -14,12 +14,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brinesalt/brine/internal/beacons"
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/schedule"
 	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/returners"
 	"github.com/brinesalt/brine/thin"
@@ -88,6 +90,10 @@ type Minion struct {
 	queue   []*ordered.Map
 
 	jobs sync.WaitGroup
+
+	schedMu sync.Mutex
+	sched   *schedule.Schedule
+	beacons *beacons.Manager
 }
 
 type authState struct {
@@ -210,6 +216,18 @@ func (m *Minion) Run(ctx context.Context) error {
 		defer wg.Done()
 		m.sendReturns(ctx)
 	}()
+	sched := m.newSchedule()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sched.Loop(ctx)
+	}()
+	bcn := m.newBeacons()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		bcn.Loop(ctx)
+	}()
 	if every := m.c.GrainsRefreshEvery; every > 0 {
 		wg.Add(1)
 		go func() {
@@ -261,6 +279,8 @@ func (m *Minion) refreshPillar(ctx context.Context) error {
 	m.dataMu.Lock()
 	m.pillar = p
 	m.dataMu.Unlock()
+	m.schedulePillar()
+	m.beaconsPillar()
 	return nil
 }
 

@@ -2,7 +2,6 @@ package minion
 
 import (
 	"context"
-	"strings"
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -15,27 +14,7 @@ import (
 // "return" option (a string or a list), as _thread_return adds the
 // default returners from the minion config.
 func (m *Minion) returnerNames(job *protocol.Job) string {
-	names := job.Ret
-	var own string
-	switch x := m.opts.Value("return").(type) {
-	case string:
-		own = x
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, p := range x {
-			if s, ok := p.(string); ok {
-				parts = append(parts, s)
-			}
-		}
-		own = strings.Join(parts, ",")
-	}
-	if own != "" {
-		if names != "" {
-			names += ","
-		}
-		names += own
-	}
-	return names
+	return returners.Join(job.Ret, m.opts.Value("return"))
 }
 
 // returnerLoad is the ret dict _thread_return hands the returners:
@@ -74,7 +53,12 @@ func returnerLoad(job *protocol.Job, r *protocol.Return) *ordered.Map {
 // --return) and the minion's configured ones; a failing returner is
 // logged and never affects the return to the master.
 func (m *Minion) sendToReturners(ctx context.Context, job *protocol.Job, r *protocol.Return) {
-	names := m.returnerNames(job)
+	m.sendReturners(ctx, m.returnerNames(job), job.JID, returnerLoad(job, r))
+}
+
+// sendReturners hands ret to the named returners (comma-separated) with
+// the minion's options, grains and pillar; failures are logged.
+func (m *Minion) sendReturners(ctx context.Context, names, jid string, ret *ordered.Map) {
 	if names == "" {
 		return
 	}
@@ -83,12 +67,10 @@ func (m *Minion) sendToReturners(ctx context.Context, job *protocol.Job, r *prot
 		reg = returners.Default
 	}
 	m.dataMu.RLock()
-	m.dataMu.RLock()
 	pillar, grains := m.pillar, m.grains
 	m.dataMu.RUnlock()
 	env := (&modules.Env{Opts: m.opts, Pillar: pillar, Log: m.log, Context: map[string]any{}}).WithGrains(grains)
-	m.dataMu.RUnlock()
-	for _, err := range reg.Send(ctx, env, names, returnerLoad(job, r)) {
-		m.log.Error("the return failed for a returner", logattr.JID, job.JID, logattr.Err, err)
+	for _, err := range reg.Send(ctx, env, names, ret) {
+		m.log.Error("the return failed for a returner", logattr.JID, jid, logattr.Err, err)
 	}
 }

@@ -38,7 +38,7 @@ func main() {
 	size := flag.Int("size", 50, "file size in MiB")
 	reps := flag.Int("reps", 3, "repetitions per cell")
 	flag.Parse()
-	r := &runner{}
+	r := &clustertest.Standalone{Prefix: "saltcp-bench"}
 	code := 0
 	func() {
 		defer func() {
@@ -49,11 +49,11 @@ func main() {
 		}()
 		bench(r, *ns, *size, *reps)
 	}()
-	r.close()
+	r.Close()
 	os.Exit(code)
 }
 
-func bench(r *runner, nsFlag string, size, reps int) {
+func bench(r *clustertest.Standalone, nsFlag string, size, reps int) {
 	var counts []int
 	for _, f := range strings.Split(nsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -123,14 +123,14 @@ func bench(r *runner, nsFlag string, size, reps int) {
 }
 
 // check asks every minion for the file's SHA-256.
-func check(r *runner, c *clustertest.Cluster, tgt, path, sum string, n int, copyOut string) {
+func check(r *clustertest.Standalone, c *clustertest.Cluster, tgt, path, sum string, n int, copyOut string) {
 	out, _ := c.Run("salt", "-L", tgt, "cmd.run", "sha256sum "+path)
 	if got := strings.Count(out, sum); got != n {
 		r.Fatalf("%d of %d minions have the file:\n%s\ncopy said:\n%s", got, n, out, copyOut)
 	}
 }
 
-func writeFile(r *runner, path string, n int) string {
+func writeFile(r *clustertest.Standalone, path string, n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b[:n/2])
 	copy(b[n/2:], bytes.Repeat([]byte("brine salt-cp benchmark line\n"), n/2/29+1))
@@ -148,32 +148,4 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// runner is the clustertest.T of a program: a failure panics, and
-// cleanups run at the end.
-type runner struct {
-	cleanups []func()
-	failed   bool
-}
-
-func (r *runner) Helper()                   {}
-func (r *runner) Logf(f string, a ...any)   { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-func (r *runner) Cleanup(f func())          { r.cleanups = append(r.cleanups, f) }
-func (r *runner) Failed() bool              { return r.failed }
-func (r *runner) Fatal(a ...any)            { r.failed = true; panic(fmt.Sprint(a...)) }
-func (r *runner) Fatalf(f string, a ...any) { r.failed = true; panic(fmt.Sprintf(f, a...)) }
-func (r *runner) TempDir() string {
-	d, err := os.MkdirTemp("", "saltcp-bench")
-	if err != nil {
-		r.Fatal(err)
-	}
-	r.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
-func (r *runner) close() {
-	for i := len(r.cleanups) - 1; i >= 0; i-- {
-		r.cleanups[i]()
-	}
 }

@@ -85,6 +85,8 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("unique_jid", KindBool, "master"),
 	raw[Master]("archive_jobs", KindBool, "master"),
 	raw[Master]("loop_interval", KindInt, "master"),
+	raw[Master]("conf_dir", KindString, "state/modules/schedule"),
+	raw[Master]("schedule", KindAny, "master"),
 	raw[Master]("event_return", KindAny, "master"),
 	raw[Master]("event_return_queue", KindInt, "master"),
 	raw[Master]("event_return_queue_max_seconds", KindInt, "master"),

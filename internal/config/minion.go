@@ -96,6 +96,12 @@ var minionOptions = withShared([]Option[Minion]{
 	raw[Minion]("return", KindAny, "minion"),
 	raw[Minion]("log_level", KindString, "cmd/salt-call"),
 	raw[Minion]("output", KindString, "cmd/salt-call"),
+	// The scheduler (internal/schedule) and beacons.
+	raw[Minion]("schedule", KindAny, "minion"),
+	raw[Minion]("schedule_returner", KindAny, "minion"),
+	raw[Minion]("loop_interval", KindInt, "minion"),
+	raw[Minion]("beacons", KindAny, "minion"),
+	raw[Minion]("conf_dir", KindString, "state/modules/schedule"),
 })
 
 // LoadMinion reads <dir>/minion and minion.d/*.conf; a missing main file

@@ -61,6 +61,26 @@ func Split(names string) []string {
 	return out
 }
 
+// Join is the comma-separated list of the returner names in values,
+// each a string (itself comma-separated) or a list of strings, as Salt
+// gathers a job's returners from several options.
+func Join(values ...any) string {
+	var parts []string
+	for _, v := range values {
+		switch x := v.(type) {
+		case string:
+			parts = append(parts, x)
+		case []any:
+			for _, p := range x {
+				if s, ok := p.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+		}
+	}
+	return strings.Join(Split(strings.Join(parts, ",")), ",")
+}
+
 // Send hands ret to every returner in names (comma-separated). A
 // returner that is unknown or fails does not stop the others; each
 // failure comes back as an error naming the returner, for the minion to

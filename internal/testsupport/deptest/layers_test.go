@@ -29,7 +29,7 @@ var layers = []struct {
 	{"internal/crypt", 4}, {"state/target", 4}, {"state/jinja", 4}, {"state/compile", 4},
 	// Configuration, keys, job cache, transport, rendering.
 	{"state/render", 5}, {"internal/config", 5}, {"internal/pki", 5}, {"internal/jobcache", 5},
-	{"internal/eauth", 5},
+	{"internal/eauth", 5}, {"internal/schedule", 5}, {"internal/beacons", 5},
 	{"internal/transport", 5}, {"internal/daemon", 5},
 	// The database job caches (mysql, pgjsonb) beside the file one.
 	{"internal/jobcache/sqlcache", 5},
