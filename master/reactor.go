@@ -8,6 +8,7 @@ import (
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/master/reactor"
 	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
@@ -158,4 +159,31 @@ func (m *Master) reactorRunner(fun string, args []any, kw *ordered.Map) (any, er
 		return r.SetLeader(!ok || modules.Truthy(v)), nil
 	}
 	return nil, &NoRunnerError{Fun: fun}
+}
+
+// eventSend is the event.send runner (salt/runners/event.py): fire tag
+// with data (a mapping, or nothing) on the master bus; True.
+func (m *Master) eventSend(args []any, kw *ordered.Map) (any, error) {
+	tag, ok := kw.Value("tag").(string)
+	if !ok && len(args) > 0 {
+		tag, ok = args[0].(string)
+	}
+	if !ok || tag == "" {
+		return nil, errors.New("send() missing 1 required positional argument: 'tag'")
+	}
+	var data any = kw.Value("data")
+	if data == nil && len(args) > 1 {
+		data = args[1]
+	}
+	if text, isText := data.(string); isText {
+		// Salt's salt-run turns a '{"k": "v"}' argument into a mapping
+		// (salt.utils.args.parse_input); Brine's passes it as text.
+		data = saltyaml.ParseCLIArg(text)
+	}
+	dm, isMap := data.(*ordered.Map)
+	if data != nil && !isMap {
+		return nil, fmt.Errorf("event.send: data must be a mapping, not %T", data)
+	}
+	m.bus.Fire(tag, dm)
+	return true, nil
 }

@@ -19,6 +19,8 @@ func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered
 		return m.jobsRunner(ctx, fun, args, kw)
 	case "reactor.list", "reactor.add", "reactor.delete", "reactor.is_leader", "reactor.set_leader":
 		return m.reactorRunner(fun, args, kw)
+	case "event.send":
+		return m.eventSend(args, kw)
 	case "jobs.active":
 		return m.active(ctx), nil
 	case "manage.versions":

@@ -88,6 +88,9 @@ type Minion struct {
 	queue   []*ordered.Map
 
 	jobs sync.WaitGroup
+	// started fires salt/minion/<id>/start once the publish socket is
+	// subscribed (sub.go), so a reaction to it reaches the minion.
+	started sync.Once
 }
 
 type authState struct {
@@ -203,7 +206,6 @@ func (m *Minion) Run(ctx context.Context) error {
 	if err := m.refreshPillar(ctx); err != nil {
 		m.log.Warn("pillar refresh failed", logattr.Err, err)
 	}
-	m.fireStart(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
