@@ -219,6 +219,11 @@ func (m *Minion) Run(ctx context.Context) error {
 			m.refreshGrainsEvery(ctx, every)
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m.mineLoop(ctx)
+	}()
 	err := m.subscribe(ctx)
 	wg.Wait()
 	m.jobs.Wait()

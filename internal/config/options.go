@@ -181,6 +181,7 @@ func sharedOptions[T any]() []Option[T] {
 		r("hash_type", KindString, "state/modules/cp"),
 		r("id", KindString, "state/apply"),
 		r("master", KindAny, "state/coregrains"),
+		r("mine_functions", KindMapping, "state/modules/mine"),
 		r("minion_id", KindString, "state/modules/match"),
 		r("nodegroups", KindMapping, "state/target"),
 		r("pillar_merge_lists", KindBool, "state/pillar"),

@@ -20,6 +20,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/hosts"
 	_ "github.com/brinesalt/brine/state/modules/locale"
 	_ "github.com/brinesalt/brine/state/modules/match"
+	_ "github.com/brinesalt/brine/state/modules/mine"
 	_ "github.com/brinesalt/brine/state/modules/network"
 	_ "github.com/brinesalt/brine/state/modules/pkg"
 	_ "github.com/brinesalt/brine/state/modules/saltutil"
