@@ -25,7 +25,9 @@ const (
 )
 
 func init() {
-	p := func(name string, def any) modules.Param { return modules.Param{Name: name, Default: def, Optional: true} }
+	p := func(name string, def any) modules.Param {
+		return modules.Param{Name: name, Default: def, Optional: true}
+	}
 	modules.Register(modules.Function{Name: "mine.update",
 		Doc:  "Run the mine_functions (minion config, master config in pillar, pillar) and send their returns to the master's mine.",
 		Spec: modules.Spec{Params: []modules.Param{p("clear", false), p("mine_functions", nil)}}, Fn: update})
@@ -39,9 +41,9 @@ func init() {
 		Doc:  "Remove one function's data from this minion's mine.",
 		Spec: modules.Spec{Params: []modules.Param{{Name: "fun"}}}, Fn: deleteFun})
 	modules.Register(modules.Function{Name: "mine.flush",
-		Doc:  "Remove all of this minion's mine data.", Fn: flush})
+		Doc: "Remove all of this minion's mine data.", Fn: flush})
 	modules.Register(modules.Function{Name: "mine.valid",
-		Doc:  "List the valid entries of the mine_functions configuration.", Fn: valid})
+		Doc: "List the valid entries of the mine_functions configuration.", Fn: valid})
 }
 
 // local reports a masterless minion (file_client: local).
