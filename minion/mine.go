@@ -6,6 +6,7 @@ import (
 
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/thin"
 	"github.com/brinesalt/brine/thin/frame"
@@ -13,11 +14,15 @@ import (
 
 var _ modules.MasterChannel = (*Minion)(nil)
 
-// MasterRequest sends a load to the master on the request channel and
-// returns its answer, for the mine and publish modules
-// (modules.MasterChannel).
+// MasterRequest sends a load to the master and returns its answer, for
+// the mine and publish modules (modules.MasterChannel). Each call has a
+// request socket of its own, as Salt's modules open a ReqChannel each:
+// a publish.runner waiting for its runner must not hold up the returns
+// the runner is waiting for, which share the minion's socket.
 func (m *Minion) MasterRequest(ctx context.Context, load *ordered.Map) (any, error) {
-	return m.request(ctx, load, false)
+	rq := &transport.Req{Addr: m.req.Address()}
+	defer rq.Close()
+	return m.requestOn(ctx, rq, load, false)
 }
 
 // mineInterval is mine_interval (minutes, Salt's default 60), 0 when

@@ -101,3 +101,5 @@ app_conf:
 		t.Errorf("after mine.update: %v", got)
 	}
 }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

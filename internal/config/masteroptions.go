@@ -99,6 +99,8 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("reactor_worker_hwm", KindInt, "master"),
 	raw[Master]("reactor_niceness", KindAny, "master"),
 	raw[Master]("reactor_refresh_interval", KindAny, "master"),
+	raw[Master]("peer", KindMapping, "master"),
+	raw[Master]("peer_run", KindMapping, "master"),
 	// external authentication (master/eauth.go, salt/auth/__init__.py)
 	raw[Master]("external_auth", KindMapping, "master"),
 	raw[Master]("eauth_tokens", KindString, "master"),

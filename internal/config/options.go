@@ -183,6 +183,7 @@ func sharedOptions[T any]() []Option[T] {
 		r("master", KindAny, "state/coregrains"),
 		r("mine_functions", KindMapping, "state/modules/mine"),
 		r("minion_id", KindString, "state/modules/match"),
+		r("no_parse", KindAny, "state/modules/publish"),
 		r("nodegroups", KindMapping, "state/target"),
 		r("pillar_merge_lists", KindBool, "state/pillar"),
 		r("pillar_raise_on_missing", KindBool, "state/pillar/module"),

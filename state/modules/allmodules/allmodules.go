@@ -23,6 +23,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/mine"
 	_ "github.com/brinesalt/brine/state/modules/network"
 	_ "github.com/brinesalt/brine/state/modules/pkg"
+	_ "github.com/brinesalt/brine/state/modules/publish"
 	_ "github.com/brinesalt/brine/state/modules/saltutil"
 	_ "github.com/brinesalt/brine/state/modules/schedule"
 	_ "github.com/brinesalt/brine/state/modules/service"
