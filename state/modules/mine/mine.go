@@ -97,6 +97,16 @@ type functionDef struct {
 	acl    *ordered.Map // allow_tgt, allow_tgt_type when set
 }
 
+// ParseDefinition is salt.utils.mine.parse_function_definition for a
+// mine_functions entry (a list of arguments and one-key mappings, or a
+// mapping of keyword arguments): the function it names with
+// mine_function ("" for the entry's own name), its arguments, and its
+// allow_tgt ACL.
+func ParseDefinition(v any) (name string, args []any, kwargs, acl *ordered.Map) {
+	d := parseDefinition(ordered.DeepCopy(v))
+	return d.name, d.args, d.kwargs, d.acl
+}
+
 func parseDefinition(v any) functionDef {
 	d := functionDef{kwargs: ordered.New(), acl: ordered.New()}
 	switch x := v.(type) {
