@@ -21,6 +21,7 @@ import (
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/sdnotify"
 	"github.com/brinesalt/brine/internal/transport"
+	"github.com/brinesalt/brine/master/reactor"
 )
 
 // Master is a running salt-master.
@@ -44,6 +45,7 @@ type Master struct {
 	authed   sync.Map         // id -> time of last accepted _auth
 	data     byID[minionData] // minion data cache: grains, pillar (pillar.go)
 	mineMu   sync.Mutex       // serialises read-modify-write of the mine banks on disk
+	reactor  *reactor.Reactor // nil without a reactor map (reactor.go)
 
 	pubSock   *transport.Publisher
 	req       *transport.Router
@@ -214,6 +216,8 @@ func (m *Master) Start(ctx context.Context) error {
 	m.wg.Add(1)
 	go m.maintenance(mctx)
 	m.startSchedule(mctx)
+
+	m.startReactor(mctx)
 	m.log.Info("master started", "publish", pub.Addr().String(), "ret", req.Addr().String())
 	return nil
 }

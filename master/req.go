@@ -174,6 +174,8 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		ret = m.onMineDelete(req.ID, load)
 	case protocol.CmdMineFlush:
 		ret = m.onMineFlush(req.ID)
+	case cmdMinionPub, cmdMinionRunner, cmdPubRet:
+		ret = m.onPeer(ctx, req.ID, cmd, load)
 	case protocol.CmdMasterTops:
 		// Brine has no master_tops modules; Salt's master answers {} when
 		// none is configured (salt/daemons/masterapi.py _master_tops),

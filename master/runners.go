@@ -17,6 +17,10 @@ func (m *Master) Runner(ctx context.Context, fun string, args []any, kw *ordered
 	switch fun {
 	case "jobs.lookup_jid", "jobs.list_jobs", "jobs.list_job", "jobs.print_job", "jobs.exit_success", "jobs.last_run":
 		return m.jobsRunner(ctx, fun, args, kw)
+	case "reactor.list", "reactor.add", "reactor.delete", "reactor.is_leader", "reactor.set_leader":
+		return m.reactorRunner(fun, args, kw)
+	case "event.send":
+		return m.eventSend(args, kw)
 	case "jobs.active":
 		return m.active(ctx), nil
 	case "manage.versions":

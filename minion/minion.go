@@ -94,6 +94,10 @@ type Minion struct {
 	schedMu sync.Mutex
 	sched   *schedule.Schedule
 	beacons *beacons.Manager
+
+	// started fires salt/minion/<id>/start once the publish socket is
+	// subscribed (sub.go), so a reaction to it reaches the minion.
+	started sync.Once
 }
 
 type authState struct {
@@ -209,7 +213,6 @@ func (m *Minion) Run(ctx context.Context) error {
 	if err := m.refreshPillar(ctx); err != nil {
 		m.log.Warn("pillar refresh failed", logattr.Err, err)
 	}
-	m.fireStart(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -235,6 +238,11 @@ func (m *Minion) Run(ctx context.Context) error {
 			m.refreshGrainsEvery(ctx, every)
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m.mineLoop(ctx)
+	}()
 	err := m.subscribe(ctx)
 	wg.Wait()
 	m.jobs.Wait()

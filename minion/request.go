@@ -10,6 +10,7 @@ import (
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/transport"
 )
 
 // errRefused is the master answering "bad load": the session is not
@@ -25,12 +26,17 @@ const requestTimeout = 60 * time.Second
 // one re-authentication and a second try. private selects send_private
 // replies (_pillar).
 func (m *Minion) request(ctx context.Context, load *ordered.Map, private bool) (any, error) {
+	return m.requestOn(ctx, m.req, load, private)
+}
+
+// requestOn is request on the given request socket.
+func (m *Minion) requestOn(ctx context.Context, rq *transport.Req, load *ordered.Map, private bool) (any, error) {
 	for attempt := 0; ; attempt++ {
 		st := m.state()
 		if st == nil {
 			return nil, errors.New("request: not authenticated")
 		}
-		v, err := m.requestOnce(ctx, st, load, private)
+		v, err := m.requestOnce(ctx, rq, st, load, private)
 		if err == nil {
 			return v, nil
 		}
@@ -44,7 +50,7 @@ func (m *Minion) request(ctx context.Context, load *ordered.Map, private bool) (
 	}
 }
 
-func (m *Minion) requestOnce(ctx context.Context, st *authState, load *ordered.Map, private bool) (any, error) {
+func (m *Minion) requestOnce(ctx context.Context, rq *transport.Req, st *authState, load *ordered.Map, private bool) (any, error) {
 	nonce := newNonce()
 	req, err := m.packageRequest(st.session, load, nonce)
 	if err != nil {
@@ -56,7 +62,7 @@ func (m *Minion) requestOnce(ctx context.Context, st *authState, load *ordered.M
 	}
 	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	raw, err := m.req.Do(rctx, frame)
+	raw, err := rq.Do(rctx, frame)
 	if err != nil {
 		return nil, err
 	}

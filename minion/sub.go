@@ -79,6 +79,10 @@ func (m *Minion) readPublications(ctx context.Context) error {
 			return err
 		}
 	}
+	// Salt's minion fires its start event after connecting the publish
+	// channel; a reactor answering it with a job (highstate on start)
+	// then finds the minion listening.
+	m.started.Do(func() { m.fireStart(ctx) })
 	for {
 		frames, cmd, err := c.Recv()
 		if err != nil {

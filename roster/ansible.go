@@ -116,7 +116,6 @@ func NewAnsible(inv *Inventory, cfg Config) (*Ansible, error) {
 	if err := errs.ErrorOrNil(); err != nil {
 		return nil, err
 	}
-	warnUnsupported(cfg.logger(), inv.File, a.Entries)
 	return a, nil
 }
 

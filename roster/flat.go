@@ -93,7 +93,6 @@ func ParseFlat(ctx context.Context, src []byte, file string, cfg Config) (*Flat,
 		return nil, err
 	}
 	f.Entries = entries
-	warnUnsupported(cfg.logger(), file, entries)
 	return f, nil
 }
 

@@ -122,7 +122,6 @@ func (s *Scan) Targets(ctx context.Context, tgt, tgtType string) ([]Target, erro
 		out = append(out, t)
 		entries = append(entries, Entry{ID: id, Target: t})
 	}
-	warnUnsupported(s.cfg.logger(), "roster_defaults", entries)
 	return out, nil
 }
 

@@ -81,7 +81,6 @@ func NewSSHConfigRoster(sc *SSHConfig, cfg Config) (*SSHConfigRoster, error) {
 	if len(errs) > 0 {
 		return nil, multierror.Append(nil, errs...)
 	}
-	warnUnsupported(cfg.logger(), sc.File, r.Entries)
 	return r, nil
 }
 

@@ -239,6 +239,7 @@ func newEnv(ctx context.Context, opts *ordered.Map, log *slog.Logger, mn *minion
 	if mn != nil {
 		env.Files = mn.FileClient(ctx)
 		env.PillarSource = mn.PillarSource(g)
+		env.MasterLink = mn
 	}
 	p, err := apply.CompilePillar(ctx, env, nil)
 	if err != nil {

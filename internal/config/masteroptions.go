@@ -95,6 +95,14 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("job_cache_spool_max_bytes", KindInt, "master"),
 	raw[Master]("enforce_mine_cache", KindBool, "master"),
 	raw[Master]("mine_get", KindMapping, "master"),
+	// The reactor (master/reactor.go) and peer publish (master/peer.go).
+	raw[Master]("reactor", KindAny, "master"),
+	raw[Master]("reactor_worker_threads", KindInt, "master"),
+	raw[Master]("reactor_worker_hwm", KindInt, "master"),
+	raw[Master]("reactor_niceness", KindAny, "master"),
+	raw[Master]("reactor_refresh_interval", KindAny, "master"),
+	raw[Master]("peer", KindMapping, "master"),
+	raw[Master]("peer_run", KindMapping, "master"),
 	// external authentication (master/eauth.go, salt/auth/__init__.py)
 	raw[Master]("external_auth", KindMapping, "master"),
 	raw[Master]("eauth_tokens", KindString, "master"),

@@ -95,6 +95,10 @@ var minionOptions = withShared([]Option[Minion]{
 	raw[Minion]("local", KindBool, "state/modules/grains"),
 	raw[Minion]("return", KindAny, "minion"),
 	raw[Minion]("log_level", KindString, "cmd/salt-call"),
+	// The mine (minion/mine.go, state/modules/mine).
+	raw[Minion]("mine_enabled", KindBool, "minion"),
+	raw[Minion]("mine_interval", KindInt, "minion"),
+	raw[Minion]("mine_return_job", KindBool, "minion"),
 	raw[Minion]("output", KindString, "cmd/salt-call"),
 	// The scheduler (internal/schedule) and beacons.
 	raw[Minion]("schedule", KindAny, "minion"),

@@ -109,7 +109,7 @@ func callKeys(c *ast.CallExpr) []string {
 	}
 	// Run(ctx, "config.option", []any{"name"}, …)
 	for i, a := range c.Args {
-		if s := stringLit(a); len(s) == 1 && (s[0] == "config.option" || s[0] == "config.get") && i+1 < len(c.Args) {
+		if s := stringLit(a); len(s) == 1 && (s[0] == "config.option" || s[0] == "config.get" || s[0] == "config.merge") && i+1 < len(c.Args) {
 			if lit, ok := c.Args[i+1].(*ast.CompositeLit); ok && len(lit.Elts) > 0 {
 				return stringLit(lit.Elts[0])
 			}

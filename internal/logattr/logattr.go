@@ -16,3 +16,9 @@ const (
 	// Err is the key of an error, everywhere.
 	Err = "err"
 )
+
+// Keys of the reactor's log lines: the event's tag and the SLS file.
+const (
+	Tag  = "tag"
+	File = "file"
+)

@@ -137,6 +137,8 @@ func (sr *Run) buildJob() error {
 		return nil
 	}
 	switch {
+	case sr.job.Fun == MineGetFun:
+		sr.job.Plan = sr.minePlan(sr.job.Arg, sr.job.Kwarg)
 	case wrapper.IsState(sr.job.Fun):
 		sr.job.Plan = sr.stateWrapper().Plan(sr.job.Fun, sr.job.Arg, sr.job.Kwarg)
 		sr.job.RefreshGrains = sr.s.Refresh
@@ -167,7 +169,7 @@ func (sr *Run) stateWrapper() *wrapper.States {
 		}
 		opts.Set(key, m)
 	}
-	return &wrapper.States{Opts: opts, States: states.Default, Funcs: modules.Default, Log: sr.log}
+	return &wrapper.States{Opts: opts, States: states.Default, Funcs: modules.Default, Log: sr.log, Mine: sr.mineCall}
 }
 
 func (sr *Run) buildExecutor() error {

@@ -52,6 +52,9 @@ type States struct {
 	States *states.Registry
 	Funcs  *modules.Registry // the functions known locally; modules.Default
 	Log    *slog.Logger
+	// Mine answers mine.get in templates on the controller, as salt-ssh's
+	// mine wrapper does (the hosts keep no mine); nil sends it to the host.
+	Mine modules.Func
 
 	sums sync.Map // path|size|mtime → sha256, so each large file is hashed once a run
 }
@@ -105,7 +108,13 @@ func (s *States) env(h *sshexec.Host, grains *ordered.Map) *modules.Env {
 // the rest forwarded to the host, arguments untouched.
 func (s *States) registry(env *modules.Env, h *sshexec.Host) *modules.Registry {
 	r := modules.NewRegistry()
+	if s.Mine != nil {
+		r.Register(modules.Function{Name: "mine.get", Spec: modules.Spec{VarArgs: true, VarKw: true}, Fn: s.Mine})
+	}
 	for _, name := range s.Funcs.Names(env) {
+		if name == "mine.get" && s.Mine != nil {
+			continue
+		}
 		mod, _, _ := strings.Cut(name, ".")
 		if localModules[mod] {
 			if f, err := s.Funcs.Lookup(env, name); err == nil {

@@ -41,6 +41,10 @@ type Env struct {
 	// and pillar in memory between jobs; nil under salt-call and
 	// salt-ssh, where every job gathers them afresh.
 	Minion Refresher
+	// MasterLink is the request channel to the master when the job runs
+	// without a minion daemon (salt-call connected to a master); see
+	// Env.Master.
+	MasterLink MasterChannel
 }
 
 // lazyGrains holds grains gathered at most once, on first use: a job

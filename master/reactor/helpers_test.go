@@ -1,0 +1,5 @@
+package reactor
+
+import "time"
+
+func runtimeGosched() { time.Sleep(time.Millisecond) }
