@@ -48,6 +48,9 @@ var layers = []struct {
 	// master's local socket) and netapi (salt-api) sit beside them: they drive
 	// master and sshexec, so they are not in executors below.
 	{"sshexec", 12}, {"master", 12}, {"minion", 12}, {"client", 12}, {"netapi", 12},
+	// syndic drives a minion link upward and the master's local socket
+	// downward, so it too sits beside the executors.
+	{"syndic", 12},
 	// Test support, then commands and benchmarks.
 	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},
