@@ -25,7 +25,7 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 	onReturn ReturnFunc) (map[string]int, []string, error) {
 	got := map[string]int{}
 	tr := s.newTiers(ctx, jid)
-	minions = tr.expected(slices.Clone(minions))
+	minions = tr.Expected(slices.Clone(minions))
 	expect := func(ids ...string) {
 		for _, id := range ids {
 			if !slices.Contains(minions, id) {
@@ -38,14 +38,14 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 	running := false
 	deadline := time.Now().Add(s.Timeout)
 	for {
-		waiting, silentSyndics := tr.pending(time.Now())
+		waiting, silentSyndics := tr.Pending(time.Now())
 		expect(silentSyndics...)
 		if len(got) >= len(minions) && !waiting {
 			return got, minions, nil
 		}
 		wake := deadline
-		if waiting && tr.deadline.Before(wake) {
-			wake = tr.deadline
+		if waiting && tr.Deadline().Before(wake) {
+			wake = tr.Deadline()
 		}
 		t := time.NewTimer(max(time.Until(wake), 0))
 		select {
@@ -72,7 +72,7 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 					running = true
 				}
 			} else {
-				expect(tr.event(ev.Tag, ev.Data)...)
+				expect(tr.Event(ev.Tag, ev.Data)...)
 			}
 		case <-t.C:
 			if time.Now().Before(deadline) {
@@ -101,7 +101,7 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 				return got, minions, fmt.Errorf("%w: %w", ErrMasterLost, err)
 			}
 			findPrefix = "salt/job/" + fj + "/ret/"
-			deadline = time.Now().Add(s.GatherJobTimeout + tr.gatherExtra())
+			deadline = time.Now().Add(s.GatherJobTimeout + tr.GatherExtra())
 		}
 	}
 }

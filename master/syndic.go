@@ -167,11 +167,21 @@ func pretagged(pretag, tag string) string {
 	return strings.Trim(pretag, "/") + "/" + tag
 }
 
+// syndicInfo is what the master knows of its syndics; without
+// order_masters, nothing.
+func (m *Master) syndicInfo() SyndicInfo {
+	if !m.o.OrderMasters {
+		return SyndicInfo{}
+	}
+	all, relays := m.Syndics()
+	return SyndicInfo{OrderMasters: true, SyndicWait: m.o.SyndicWait.Seconds(), Syndics: all, Relays: relays}
+}
+
 // syndicsReply answers the local socket's "syndics" command.
 func (m *Master) syndicsReply() *ordered.Map {
-	all, relays := m.Syndics()
-	return ordered.FromPairs("order_masters", m.o.OrderMasters, "syndic_wait", m.o.SyndicWait.Seconds(),
-		"syndics", strList(all), "relays", strList(relays))
+	i := m.syndicInfo()
+	return ordered.FromPairs("order_masters", i.OrderMasters, "syndic_wait", i.SyndicWait,
+		"syndics", strList(i.Syndics), "relays", strList(i.Relays))
 }
 
 // SyndicInfo is what the master knows of its syndics, for a client
