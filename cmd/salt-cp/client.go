@@ -19,9 +19,9 @@ type local struct {
 	// syndics' reports name (client.Session.Collect waits for them).
 	orderMasters bool
 	pub          *master.Client
-	events  <-chan master.Event
-	timeout time.Duration
-	closeFn func()
+	events       <-chan master.Event
+	timeout      time.Duration
+	closeFn      func()
 }
 
 func dialLocal(ctx context.Context, sock string, timeout time.Duration) (*local, error) {
