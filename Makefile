@@ -50,9 +50,7 @@ thin:
 # bytes. A package whose command is not on this tree fails the build by
 # name; build the others with, e.g., PACKAGES='salt-common salt-minion'.
 PKG_ARCHS ?= amd64 arm64
-# salt-syndic (spec in internal/tools/pkgtool) waits for cmd/salt-syndic
-# (issue 12): until then it is not in the default list.
-PACKAGES  ?= salt-common salt-master salt-minion salt-ssh salt-api
+PACKAGES  ?= salt-common salt-master salt-minion salt-ssh salt-api salt-syndic
 DIST      ?= $(CURDIR)/dist
 PKGTOOL    = $(GO) run ./internal/tools/pkgtool
 PKG_VERSION = $(shell $(PKGTOOL) version)

@@ -42,6 +42,13 @@ func (s *Session) Ping(ctx context.Context, req master.PublishRequest) (up, expe
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.OrderMasters(ctx) {
+		// The lower tiers' minions are not in expected: collect as
+		// salt does, through the syndics' reports (client/syndic.go).
+		_, _, err := s.Collect(ctx, jid, expected, ping, func(id string, _ *ordered.Map) { up = append(up, id) })
+		slices.Sort(up)
+		return up, expected, err
+	}
 	return s.waitPings(ctx, jid, expected), expected, nil
 }
 

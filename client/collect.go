@@ -24,13 +24,30 @@ import (
 func (s *Session) Collect(ctx context.Context, jid string, minions []string, req master.PublishRequest,
 	onReturn ReturnFunc) (map[string]int, []string, error) {
 	got := map[string]int{}
-	minions = slices.Clone(minions)
+	tr := s.newTiers(ctx, jid)
+	minions = tr.Expected(slices.Clone(minions))
+	expect := func(ids ...string) {
+		for _, id := range ids {
+			if !slices.Contains(minions, id) {
+				minions = append(minions, id)
+			}
+		}
+	}
 	retPrefix := "salt/job/" + jid + "/ret/"
 	findPrefix := ""
 	running := false
 	deadline := time.Now().Add(s.Timeout)
-	for len(got) < len(minions) {
-		t := time.NewTimer(max(time.Until(deadline), 0))
+	for {
+		waiting, silentSyndics := tr.Pending(time.Now())
+		expect(silentSyndics...)
+		if len(got) >= len(minions) && !waiting {
+			return got, minions, nil
+		}
+		wake := deadline
+		if waiting && tr.Deadline().Before(wake) {
+			wake = tr.Deadline()
+		}
+		t := time.NewTimer(max(time.Until(wake), 0))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -48,16 +65,19 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 					rc, _ := protocol.AsInt(ev.Data.Value("retcode"))
 					got[id] = rc
 					onReturn(id, ev.Data)
-					if !slices.Contains(minions, id) {
-						minions = append(minions, id)
-					}
+					expect(id)
 				}
 			} else if findPrefix != "" && strings.HasPrefix(ev.Tag, findPrefix) {
 				if r, ok := ev.Data.Value("return").(*ordered.Map); ok && r.Len() > 0 {
 					running = true
 				}
+			} else {
+				expect(tr.Event(ev.Tag, ev.Data)...)
 			}
 		case <-t.C:
+			if time.Now().Before(deadline) {
+				continue // syndic_wait ended first
+			}
 			if findPrefix != "" {
 				// End of a find_job round.
 				if !running {
@@ -67,7 +87,13 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 				deadline = time.Now().Add(s.Timeout)
 				continue
 			}
-			fj, err := s.findJob(ctx, jid, silent(minions, got), req)
+			ids := silent(minions, got)
+			if len(ids) == 0 {
+				// Only syndic reports are awaited.
+				deadline = time.Now().Add(s.Timeout)
+				continue
+			}
+			fj, err := s.findJob(ctx, jid, ids, req)
 			if err != nil {
 				if ctx.Err() != nil {
 					return got, minions, nil
@@ -75,10 +101,9 @@ func (s *Session) Collect(ctx context.Context, jid string, minions []string, req
 				return got, minions, fmt.Errorf("%w: %w", ErrMasterLost, err)
 			}
 			findPrefix = "salt/job/" + fj + "/ret/"
-			deadline = time.Now().Add(s.GatherJobTimeout)
+			deadline = time.Now().Add(s.GatherJobTimeout + tr.GatherExtra())
 		}
 	}
-	return got, minions, nil
 }
 
 // findJob publishes saltutil.find_job for jid to the silent minions

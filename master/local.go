@@ -202,6 +202,8 @@ func (m *Master) localCall(ctx context.Context, cmd string, req *ordered.Map) (*
 		return ordered.FromPairs("return", td), nil
 	case "fire_event":
 		return m.fireLocal(req)
+	case "syndics":
+		return m.syndicsReply(), nil
 	case "del_token":
 		tok, _ := req.Value("token").(string)
 		if err := m.DelToken(tok); err != nil {
@@ -274,6 +276,7 @@ func publishFromMap(req *ordered.Map) PublishRequest {
 	p.Metadata, _ = req.Value("metadata").(*ordered.Map)
 	p.RetConfig, _ = req.Value("ret_config").(string)
 	p.RetKwargs, _ = req.Value("ret_kwargs").(*ordered.Map)
+	p.To, _ = protocol.AsInt(req.Value("to"))
 	p.Auth = credsFromMap(req)
 	return p
 }
@@ -326,6 +329,9 @@ func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []strin
 	}
 	if p.RetConfig != "" {
 		req.Set("ret_config", p.RetConfig)
+	}
+	if p.To > 0 {
+		req.Set("to", p.To)
 	}
 	p.Auth.addTo(req)
 	resp, err := c.call(ctx, req)

@@ -39,7 +39,11 @@ type Options struct {
 	RequestTTL       time.Duration // request_server_ttl; 0 disables
 	MaxMessage       int           // largest request accepted
 	KeySize          int
-	Raw              *ordered.Map
+	// OrderMasters and SyndicWait are order_masters and syndic_wait:
+	// this master has syndics below it (master/syndic.go).
+	OrderMasters bool
+	SyndicWait   time.Duration
+	Raw          *ordered.Map
 	// PAM is the pam eauth backend (internal/eauth/pam, which needs
 	// cgo); cmd/salt-master sets it, and without it pam refuses.
 	PAM eauth.Backend
@@ -59,7 +63,7 @@ func DefaultOptions() Options {
 		Auth:        pki.AuthOptions{AutosignTimeout: 120 * time.Minute},
 		KeepJobs:    24 * time.Hour, Timeout: 5 * time.Second, GatherJobTimeout: 10 * time.Second,
 		RotateAESKey: true, PublishSession: 86400 * time.Second, SignPubMessages: true,
-		MaxMessage: 100 << 20, KeySize: 2048, Raw: ordered.New(),
+		MaxMessage: 100 << 20, KeySize: 2048, SyndicWait: 5 * time.Second, Raw: ordered.New(),
 	}
 }
 
@@ -79,6 +83,10 @@ func OptionsFromConfig(c *config.Master) (Options, error) {
 	o.Timeout, o.GatherJobTimeout = c.Timeout, c.GatherJobTimeout
 	o.ZMQFiltering, o.RotateAESKey, o.PublishSession = c.ZMQFiltering, c.RotateAESKey, c.PublishSession
 	o.SignPubMessages, o.RequestTTL, o.KeySize = c.SignPubMessages, c.RequestServerTTL, c.KeySize
+	o.OrderMasters, _ = c.Raw.Value("order_masters").(bool)
+	if n, ok := c.Raw.Value("syndic_wait").(int); ok && n >= 0 {
+		o.SyndicWait = time.Duration(n) * time.Second
+	}
 	if ng := c.Nodegroups; ng != nil {
 		o.Nodegroups = map[string]any{}
 		ng.Range(func(k, v any) bool { o.Nodegroups[ordered.KeyString(k)] = v; return true })

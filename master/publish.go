@@ -34,6 +34,10 @@ type PublishRequest struct {
 	// Auth are the caller's credentials, checked before anything is
 	// published; the zero Creds is the local root user.
 	Auth Creds
+	// To is the caller's timeout in seconds, which a master of masters
+	// passes to its syndics in the load ("to", LocalClient._prep_pub);
+	// 0 means the master's timeout.
+	To int
 }
 
 // Publish is ClearFuncs.publish: resolve the minions the target is
@@ -83,6 +87,12 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 	if r.RetKwargs != nil {
 		job.Kwargs.Set("ret_kwargs", r.RetKwargs)
 	}
+	if m.o.OrderMasters {
+		job.To = r.To
+		if job.To <= 0 {
+			job.To = int(m.o.Timeout.Seconds())
+		}
+	}
 	load := job.SaltMap()
 	ids := make([]any, len(minions))
 	for i, id := range minions {
@@ -115,6 +125,13 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 func (m *Master) sendPublish(frame []byte, kind target.Kind, minions []string) {
 	if !m.o.ZMQFiltering {
 		m.pubSock.Publish(frame)
+		return
+	}
+	if m.o.OrderMasters {
+		// A syndic takes every job for its tier, whatever the target
+		// (salt/transport/zeromq.py publishes by topic only without
+		// order_masters).
+		m.pubSock.Publish([]byte("broadcast"), frame)
 		return
 	}
 	switch kind {

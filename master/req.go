@@ -160,7 +160,9 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 		}
 		return mustPack(sealed)
 	case protocol.CmdMinionEvent:
-		ret = m.onMinionEvent(req.ID, load)
+		ret = m.onMinionEvent(ctx, req.ID, load)
+	case protocol.CmdSyndicReturn:
+		ret = m.onSyndicReturn(ctx, req.ID, load)
 	case protocol.CmdServeFile, protocol.CmdFileHash, protocol.CmdFileList, protocol.CmdFileEnvs,
 		protocol.CmdFileFind, protocol.CmdDirList, protocol.CmdFileListEmptyDirs, protocol.CmdSymlinkList:
 		ret = m.fileServer(cmd, load)
@@ -269,12 +271,22 @@ func (m *Master) onReturn(ctx context.Context, load *ordered.Map) any {
 }
 
 // onMinionEvent is AESFuncs._minion_event: the events a minion sends
-// ("events": [{tag, data}] or a single tag/data) are fired on the bus.
-func (m *Master) onMinionEvent(id string, load *ordered.Map) any {
+// ("events": [{tag, data}] or a single tag/data) are fired on the bus;
+// a syndic's batch carries a pretag (syndic/<id>) and each of its events
+// is fired a second time under it (master/syndic.go).
+func (m *Master) onMinionEvent(ctx context.Context, id string, load *ordered.Map) any {
 	if evs, ok := load.Value("events").([]any); ok {
+		pretag, _ := load.Value("pretag").(string)
 		for _, e := range evs {
 			if em, ok := e.(*ordered.Map); ok {
 				m.fireMinionEvent(em)
+				if pretag != "" {
+					if tag, _ := em.Value("tag").(string); tag != "" {
+						data, _ := em.Value("data").(*ordered.Map)
+						m.bus.Fire(pretagged(pretag, tag), data)
+					}
+				}
+				m.storeSyndicMinions(ctx, id, em)
 			}
 		}
 		return true

@@ -58,7 +58,9 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // Gather publishes a job and collects the returns that arrive before
-// timeout, ending early when every expected minion answered.
+// timeout, ending early when every expected minion answered. On a
+// master of masters the lower tiers' minions, which the syndics report,
+// are expected too (Tiers).
 func (m *Master) Gather(ctx context.Context, p PublishRequest, timeout time.Duration) (map[string]*ordered.Map, []string, error) {
 	ch, cancel := m.bus.Subscribe()
 	defer cancel()
@@ -69,33 +71,66 @@ func (m *Master) Gather(ctx context.Context, p PublishRequest, timeout time.Dura
 	if err != nil {
 		return nil, nil, err
 	}
+	tr := NewTiers(m.syndicInfo(), p.JID)
+	minions = tr.Expected(minions)
 	prefix := "salt/job/" + p.JID + "/ret/"
 	got := map[string]*ordered.Map{}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for len(got) < len(minions) {
+	end := time.Now().Add(timeout)
+	for {
+		waiting, _ := tr.Pending(time.Now())
+		if len(got) >= len(minions) && !waiting {
+			return got, minions, nil
+		}
+		wake := end
+		if waiting && tr.Deadline().Before(wake) {
+			wake = tr.Deadline()
+		}
+		t := time.NewTimer(max(time.Until(wake), 0))
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return got, minions, nil
 		case <-t.C:
-			return got, minions, nil
+			if !time.Now().Before(end) {
+				return got, minions, nil
+			}
 		case ev := <-ch:
+			t.Stop()
 			if id, ok := strings.CutPrefix(ev.Tag, prefix); ok {
 				got[id] = ev.Data
+				if !slices.Contains(minions, id) {
+					minions = append(minions, id)
+				}
+			} else {
+				for _, id := range tr.Event(ev.Tag, ev.Data) {
+					if !slices.Contains(minions, id) {
+						minions = append(minions, id)
+					}
+				}
 			}
 		}
 	}
-	return got, minions, nil
 }
 
-// status is manage.status: ping every accepted minion.
+// status is manage.status: ping every accepted minion. On a master of
+// masters up lists every tier's minions that answered and down the
+// others with the syndic ids, as Salt's manage.status on the top shows.
 func (m *Master) status(ctx context.Context) (up, down []any) {
-	got, _, err := m.Gather(ctx, PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"}, m.o.Timeout)
+	got, minions, err := m.Gather(ctx, PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"}, m.o.Timeout)
 	if err != nil {
 		return []any{}, []any{}
 	}
+	ids := m.Accepted()
+	if m.o.OrderMasters {
+		for _, id := range minions {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+	}
 	up, down = []any{}, []any{}
-	for _, id := range m.Accepted() {
+	for _, id := range ids {
 		if _, ok := got[id]; ok {
 			up = append(up, id)
 		} else {

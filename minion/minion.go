@@ -48,6 +48,13 @@ type Options struct {
 	// Returners are the returners jobs can name; nil means
 	// returners.Default.
 	Returners *returners.Registry
+	// Relay, when set, receives every publication instead of the job
+	// runner, untargeted: a syndic relays each job to its tier
+	// (salt/minion.py Syndic._process_cmd_socket). See RunRelay.
+	Relay func(ctx context.Context, load *ordered.Map)
+	// MasterPubName names the pinned master key file in pki_dir;
+	// "" is minion_master.pub (a syndic's is syndic_master.pub).
+	MasterPubName string
 }
 
 // ErrMasterKeyChanged is the master offering a key other than the pinned
@@ -123,6 +130,9 @@ func New(o Options) (*Minion, error) {
 		return nil, errors.New("new minion: no id configured")
 	}
 	m.log = log.With("minion", m.id)
+	if o.MasterPubName != "" {
+		m.pki.MasterPubName = o.MasterPubName
+	}
 	if o.Key != nil {
 		m.key, m.pub = o.Key, crypt.CleanKey(o.PubPEM)
 	} else {

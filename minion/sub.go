@@ -125,6 +125,10 @@ func (m *Minion) onPublication(ctx context.Context, payload []byte) {
 	if !ok {
 		return
 	}
+	if m.o.Relay != nil {
+		m.o.Relay(ctx, load)
+		return
+	}
 	job, err := protocol.ParseJob(load)
 	if err != nil {
 		m.log.Warn("bad publication load", logattr.Err, err)

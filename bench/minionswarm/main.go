@@ -55,6 +55,7 @@ func run() int {
 		"the databases are throwaway servers (internal/testsupport/dbtest)")
 	listJobs := flag.Int("list-jobs", 10000, "with -job-caches: jobs in the cache when jobs.list_jobs is timed")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
+	syndics := flag.Int("syndics", 0, "run the swarm under a syndic tree: this many lower masters, each with a salt-syndic under one top master, the -n minions spread over them (syndic.go)")
 	flag.Parse()
 	raiseNoFile()
 	if *cpuProfile != "" {
@@ -91,6 +92,13 @@ func run() int {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
+		}
+		if *syndics > 0 {
+			if err := treeSwarm(n, *syndics, *keydir, *workdir, *pings, *workers); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			continue
 		}
 		for _, jc := range runs {
 			if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {

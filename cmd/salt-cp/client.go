@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brinesalt/brine/client"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
 )
@@ -14,10 +15,13 @@ import (
 // publishes and one that streams the master's events, kept for the
 // whole copy so that hundreds of chunk jobs do not each reconnect.
 type local struct {
-	pub     *master.Client
-	events  <-chan master.Event
-	timeout time.Duration
-	closeFn func()
+	// orderMasters: the master has syndics, whose minions only the
+	// syndics' reports name (client.Session.Collect waits for them).
+	orderMasters bool
+	pub          *master.Client
+	events       <-chan master.Event
+	timeout      time.Duration
+	closeFn      func()
 }
 
 func dialLocal(ctx context.Context, sock string, timeout time.Duration) (*local, error) {
@@ -31,7 +35,10 @@ func dialLocal(ctx context.Context, sock string, timeout time.Duration) (*local,
 	if err == nil {
 		var pub *master.Client
 		if pub, err = master.Dial(ctx, sock); err == nil {
-			return &local{pub: pub, events: ch, timeout: timeout, closeFn: func() { cancel(); ev.Close(); pub.Close() }}, nil
+			l := &local{pub: pub, events: ch, timeout: timeout, closeFn: func() { cancel(); ev.Close(); pub.Close() }}
+			info, err := pub.Syndics(ctx)
+			l.orderMasters = err == nil && info.OrderMasters
+			return l, nil
 		}
 	}
 	ev.Close()
@@ -52,6 +59,9 @@ func (l *local) cmd(ctx context.Context, req master.PublishRequest, skip map[str
 		return nil, nil, fmt.Errorf("publish %s: %w", req.Fun, err)
 	}
 	got := ordered.New()
+	if l.orderMasters {
+		return l.collectTiers(ctx, jid, minions, req, skip)
+	}
 	if len(minions) == 0 {
 		return got, minions, nil
 	}
@@ -84,4 +94,20 @@ func (l *local) cmd(ctx context.Context, req master.PublishRequest, skip map[str
 		}
 	}
 	return got, minions, nil
+}
+
+// collectTiers is cmd's gathering on a master of masters: the session's
+// Collect learns the lower tiers' minions from their syndics, and with
+// timeout as both its timeout and its find_job wait.
+func (l *local) collectTiers(ctx context.Context, jid string, minions []string, req master.PublishRequest, skip map[string]bool) (*ordered.Map, []string, error) {
+	s := &client.Session{Pub: l.pub, Events: l.events, Timeout: l.timeout, GatherJobTimeout: l.timeout}
+	var wait []string
+	for _, id := range minions {
+		if !skip[id] {
+			wait = append(wait, id)
+		}
+	}
+	got := ordered.New()
+	_, expected, err := s.Collect(ctx, jid, wait, req, func(id string, data *ordered.Map) { got.Set(id, data.Value("return")) })
+	return got, expected, err
 }

@@ -18,6 +18,7 @@ import (
 	// (docs/BENCHMARKS.md); the core flavor has none.
 	_ "github.com/brinesalt/brine/state/returners/sqlreturners"
 	_ "github.com/brinesalt/brine/state/states/allstates"
+	"github.com/brinesalt/brine/syndic"
 	"github.com/brinesalt/brine/thin"
 	_ "github.com/brinesalt/brine/thin/promote"
 )
@@ -29,6 +30,8 @@ func main() {
 	if args, ok := minionArgs(os.Args); ok {
 		// A daemon outlives the session that started it: no hangup watch.
 		code = minion.Main(ctx, args, os.Stdout, os.Stderr)
+	} else if args, ok := syndicArgs(os.Args); ok {
+		code = syndic.Main(ctx, args, os.Stdout, os.Stderr)
 	} else {
 		thin.WatchHangup(cancel) // the SSH session went away: stop the job
 		code = thin.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -46,6 +49,19 @@ func minionArgs(argv []string) ([]string, bool) {
 		return argv[1:], true
 	}
 	if len(argv) > 1 && argv[1] == "minion" {
+		return argv[2:], true
+	}
+	return nil, false
+}
+
+// syndicArgs reports whether the binary runs as the syndic daemon —
+// called salt-syndic, or with the syndic subcommand — and the
+// salt-syndic arguments.
+func syndicArgs(argv []string) ([]string, bool) {
+	if filepath.Base(argv[0]) == "salt-syndic" {
+		return argv[1:], true
+	}
+	if len(argv) > 1 && argv[1] == "syndic" {
 		return argv[2:], true
 	}
 	return nil, false

@@ -36,6 +36,7 @@ func (c *cli) connect(ctx context.Context) (*client.Session, error) {
 }
 
 func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
+	req.To = int(c.mo.Timeout / time.Second) // for the syndics of a master of masters
 	if c.o.async {
 		cl, err := master.Dial(ctx, c.sock)
 		if err != nil {
@@ -77,7 +78,8 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 		fmt.Fprintln(c.stderr, "Error:", err)
 		return 1
 	}
-	if len(minions) == 0 {
+	orderMasters := s.OrderMasters(ctx)
+	if len(minions) == 0 && !orderMasters {
 		fmt.Fprintln(c.stderr, "No minions matched the target. No command was sent, no jid was assigned.")
 		fmt.Fprintln(c.stderr, "ERROR: No return received")
 		return 2
@@ -93,6 +95,13 @@ func (c *cli) runOnce(ctx context.Context, req master.PublishRequest) int {
 	got, minions, err := s.Collect(ctx, jid, minions, req, c.printReturn)
 	if err != nil {
 		return c.masterLost(ctx, jid, err)
+	}
+	if orderMasters && len(minions) == 0 {
+		// A master of masters does not stop at "No minions matched":
+		// when no tier had a match, salt prints an empty result, exit 0
+		// (salt/client/__init__.py _check_pub_data, salt/cli/salt.py).
+		fmt.Fprintln(c.stdout)
+		return 0
 	}
 	return c.finish(jid, minions, got)
 }

@@ -78,6 +78,22 @@ var masterOptions = withShared([]Option[Master]{
 	seconds("request_server_ttl", time.Second, 0, "master", func(m *Master) any { return &m.RequestServerTTL }),
 	typed("keysize", KindInt, 2048, "master", func(m *Master) any { return &m.KeySize }),
 	raw[Master]("minion_data_cache", KindBool, "master"),
+	// Syndic trees (master/syndic.go on the upper master, syndic/ on the
+	// syndic node, which reads its syndic_* options from this file).
+	raw[Master]("order_masters", KindBool, "master"),
+	raw[Master]("syndic_wait", KindInt, "master"),
+	raw[Master]("syndic_master", KindStrings, "syndic"),
+	raw[Master]("syndic_master_port", KindInt, "syndic"),
+	raw[Master]("syndic_event_forward_timeout", KindAny, "syndic"),
+	raw[Master]("syndic_jid_forward_cache_hwm", KindInt, "syndic"),
+	raw[Master]("syndic_failover", KindString, "syndic"),
+	raw[Master]("syndic_log_file", KindString, "syndic"),
+	raw[Master]("syndic_mode", KindString, "syndic"),
+	raw[Master]("syndic_forward_all_events", KindBool, "syndic"),
+	raw[Master]("syndic_retries", KindInt, "syndic"),
+	raw[Master]("syndic_pidfile", KindString, "syndic"),
+	raw[Master]("syndic_finger", KindString, "syndic"),
+	raw[Master]("enable_legacy_startup_events", KindBool, "syndic"),
 	// The job caches and event returners (master/jobcaches.go).
 	raw[Master]("master_job_cache", KindString, "master"),
 	raw[Master]("ext_job_cache", KindString, "master"),

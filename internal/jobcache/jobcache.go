@@ -221,17 +221,62 @@ func (c *Cache) GetLoad(_ context.Context, jid string) (*ordered.Map, error) {
 	return m, nil
 }
 
-// minions returns the ids a job targeted.
+// minions returns the ids a job targeted: .minions.p and, on a master
+// of masters, each syndic's .minions.<syndic id>.p, without repeats
+// (local_cache.get_load reads them all).
 func (c *Cache) minions(jid string) []string {
-	v, _ := read(filepath.Join(c.JIDDir(jid), MinionsP))
+	dir := c.JIDDir(jid)
+	files := []string{filepath.Join(dir, MinionsP)}
+	more, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf(SyndicMinionsP, "*")))
+	files = append(files, more...)
 	var out []string
-	l, _ := v.([]any)
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
+	seen := map[string]bool{}
+	for _, f := range files {
+		v, _ := read(f)
+		l, _ := v.([]any)
+		for _, x := range l {
+			if s, ok := x.(string); ok && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
 		}
 	}
 	return out
+}
+
+// SyndicMinionsP is local_cache's SYNDIC_MINIONS_P: the minions a
+// syndic's lower master expected for a job, named by the syndic id.
+const SyndicMinionsP = ".minions.%s.p"
+
+// MinionSaver is a store with local_cache's save_minions: the minions a
+// lower master expected for a job, from the syndic that relays it.
+type MinionSaver interface {
+	SaveMinions(ctx context.Context, jid string, minions []string, syndicID string) error
+}
+
+// SaveMinions is local_cache.save_minions: .minions.<syndic id>.p, or
+// .minions.p when syndicID is empty, creating the job directory as Salt
+// does. A syndic id that is not one path element is refused.
+func (c *Cache) SaveMinions(_ context.Context, jid string, minions []string, syndicID string) error {
+	name := MinionsP
+	if syndicID != "" {
+		if !validName(syndicID) {
+			return fmt.Errorf("save minions of %s from syndic %q: %w", jid, syndicID, protocol.ErrBadLoad)
+		}
+		name = fmt.Sprintf(SyndicMinionsP, syndicID)
+	}
+	dir := c.JIDDir(jid)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("save minions of %s: %w", jid, err)
+	}
+	ids := make([]any, len(minions))
+	for i, m := range minions {
+		ids[i] = m
+	}
+	if err := write(filepath.Join(dir, name), ids); err != nil {
+		return fmt.Errorf("save minions of %s: %w", jid, err)
+	}
+	return nil
 }
 
 // GetJID is local_cache.get_jid: each minion's stored return dict

@@ -59,6 +59,9 @@ type Setup struct {
 	// arguments, for a master started in a wrapper such as a pamtest
 	// mount namespace; nil runs it directly.
 	MasterCommand func(name string, args ...string) *exec.Cmd
+	// Bin, when set, holds tools built already (another cluster's Bin),
+	// so a test with several masters builds them once.
+	Bin string
 }
 
 // SyncBuffer is a bytes.Buffer safe to read while a process writes it.
@@ -121,7 +124,11 @@ func New(t T, masterConf string, tools ...string) *Cluster {
 // NewSetup is New with the master started as s says.
 func NewSetup(t T, s Setup) *Cluster {
 	masterConf := s.MasterConf
-	c := &Cluster{t: t, Bin: buildTools(t, s.Tools), Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
+	bin := s.Bin
+	if bin == "" {
+		bin = buildTools(t, s.Tools)
+	}
+	c := &Cluster{t: t, Bin: bin, Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
 		Minions: map[string]*exec.Cmd{}, Logs: map[string]*SyncBuffer{}, masterCommand: s.MasterCommand}
 	d := c.Dir
 	for _, sub := range []string{"master", "srv/salt", "srv/pillar"} {

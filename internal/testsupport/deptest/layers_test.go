@@ -51,6 +51,10 @@ var layers = []struct {
 	// Orchestration (state.orchestrate, the saltmod states) drives master,
 	// client and salt-ssh together, so it sits above them all.
 	{"orchestrate", 13},
+
+	// syndic drives a minion link upward and the master's local socket
+	// downward, so it too sits beside the executors.
+	{"syndic", 12},
 	// Test support, then commands and benchmarks.
 	{"internal/testsupport", 20},
 	{"cmd", 30}, {"bench", 30},
