@@ -38,6 +38,11 @@ func (m *Master) handle(ctx context.Context, peer string, body []byte) []byte {
 	switch req.Enc {
 	case protocol.EncClear:
 		load, ok := req.Load.(*ordered.Map)
+		if ok && load.Value("cmd") == protocol.CmdPing {
+			// ClearFuncs.ping: the load back, for status.ping_master
+			// and a failover minion's alive and failback checks.
+			return mustPack(load)
+		}
 		if !ok || load.Value("cmd") != protocol.CmdAuth {
 			m.log.Warn("clear request that is not _auth dropped", "peer", peer)
 			return badLoad

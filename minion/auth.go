@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -37,8 +36,8 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 		return st, nil
 	}
 	wait := m.c.AcceptanceWaitTime
-	for {
-		st, err := m.signIn(ctx)
+	for failed := 0; ; {
+		st, err := m.signInCurrent(ctx)
 		if err == nil {
 			m.stateMu.Lock()
 			m.authGen++
@@ -60,6 +59,11 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 		default:
 			m.log.Warn("sign-in failed", "master", m.req.Address(), logattr.Err, err)
 			wait = min(wait, m.c.AuthTimeout)
+			if failed++; m.roundsDone(failed) {
+				// eval_master's error once master_tries rounds failed; the
+				// daemon then keeps trying, as MinionManager does.
+				m.log.Error("No master could be reached or all masters denied the minion's connection attempt.")
+			}
 			m.nextMaster()
 		}
 		if err := sleep(ctx, wait); err != nil {
@@ -150,7 +154,7 @@ func (m *Minion) exchangeAuth(ctx context.Context, ar *authRequest) (*ordered.Ma
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, m.signInTimeout())
 	defer cancel()
 	raw, err := m.req.Do(rctx, frame)
 	if err != nil {
@@ -266,13 +270,3 @@ func (m *Minion) checkMaster(offered string, sentToken bool) error {
 	return err
 }
 
-// nextMaster moves to the next address of a master list after a failed
-// sign-in, as master_type failover does; a single master stays put.
-func (m *Minion) nextMaster() {
-	if len(m.c.Masters) < 2 {
-		return
-	}
-	m.masterIdx = (m.masterIdx + 1) % len(m.c.Masters)
-	m.req.SetAddr(m.masterAddr(m.c.MasterPort))
-	m.log.Info("trying the next master", "master", m.req.Address())
-}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
@@ -18,24 +19,34 @@ import (
 // and on a lost connection wait recon_default (+ random up to recon_max)
 // and sign in again, since a master that restarted has a new AES key.
 func (m *Minion) subscribe(ctx context.Context) error {
-	first := true
+	defer m.alive.close()
+	signIn := false
 	for ctx.Err() == nil {
-		if !first {
-			st := m.state()
-			gen := 0
-			if st != nil {
-				gen = st.generation
-			}
-			if _, err := m.authenticate(ctx, gen); err != nil {
+		if signIn {
+			if _, err := m.authenticate(ctx, m.stateGen()); err != nil {
 				return err
 			}
 		}
-		first = false
+		signIn = true
 		err := m.readPublications(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		m.log.Info("publish connection lost, reconnecting", logattr.Err, err)
+		if m.switchMaster(err) {
+			// A new master: sign in to it at once and announce the
+			// minion there, as the __master_disconnected handler does.
+			if _, err := m.authenticate(ctx, m.stateGen()); err != nil {
+				return err
+			}
+			m.fireStart(ctx)
+			signIn = false
+			continue
+		}
+		if m.failover() {
+			// The same master again, at once: a failed sign-in moves on.
+			continue
+		}
 		delay := m.c.ReconDefault
 		if m.c.ReconRandomize && m.c.ReconMax > delay {
 			delay += jitter(m.c.ReconMax - delay)
@@ -45,6 +56,14 @@ func (m *Minion) subscribe(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// stateGen is the current session's generation, 0 before the first.
+func (m *Minion) stateGen() int {
+	if st := m.state(); st != nil {
+		return st.generation
+	}
+	return 0
 }
 
 func (m *Minion) pubAddr() string {
@@ -68,8 +87,18 @@ func (m *Minion) readPublications(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	cctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
+	stop := context.AfterFunc(cctx, func() { c.Close() })
 	defer stop()
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		m.watchMaster(cctx, end)
+	}()
+	defer watch.Wait()
+	defer end(nil)
 	topics := [][]byte{{}}
 	if m.c.ZMQFiltering {
 		topics = [][]byte{[]byte("broadcast"), []byte(transport.Topic(m.id))}
@@ -82,6 +111,9 @@ func (m *Minion) readPublications(ctx context.Context) error {
 	for {
 		frames, cmd, err := c.Recv()
 		if err != nil {
+			if cause := context.Cause(cctx); cause != nil && ctx.Err() == nil {
+				return cause
+			}
 			return err
 		}
 		if cmd || len(frames) == 0 {

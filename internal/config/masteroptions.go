@@ -78,6 +78,10 @@ var masterOptions = withShared([]Option[Master]{
 	seconds("request_server_ttl", time.Second, 0, "master", func(m *Master) any { return &m.RequestServerTTL }),
 	typed("keysize", KindInt, 2048, "master", func(m *Master) any { return &m.KeySize }),
 	raw[Master]("minion_data_cache", KindBool, "master"),
+	raw[Master]("master_sign_pubkey", KindBool, "master"),
+	raw[Master]("master_sign_key_name", KindString, "master"),
+	raw[Master]("master_use_pubkey_signature", KindBool, "master"),
+	raw[Master]("master_pubkey_signature", KindString, "master"),
 	// The job caches and event returners (master/jobcaches.go).
 	raw[Master]("master_job_cache", KindString, "master"),
 	raw[Master]("ext_job_cache", KindString, "master"),
