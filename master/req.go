@@ -94,6 +94,7 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 			m.log.Warn("auth reply", "id", a.ID, logattr.Err, err)
 			return badLoad
 		}
+		r.PubSig = m.pubSig
 		reply = r
 		m.authed.Store(a.ID, time.Now())
 		m.log.Info("authenticated", "id", a.ID)
