@@ -45,10 +45,17 @@ func parseMaster(s string, defPort int) (masterEntry, error) {
 	if s == "" {
 		return masterEntry{}, errors.New("empty master address")
 	}
-	if ip, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil {
+	bare := s
+	if inner, ok := strings.CutPrefix(s, "["); ok && strings.HasSuffix(inner, "]") {
+		bare = strings.TrimSuffix(inner, "]")
+	}
+	if ip, err := netip.ParseAddr(bare); err == nil && (ip.Zone() == "" || validHost(ip.Zone())) {
 		return masterEntry{host: ip.String(), port: defPort}, nil
 	}
 	if !strings.Contains(s, ":") {
+		if !validHost(s) {
+			return masterEntry{}, fmt.Errorf("master %q: not a host name or address", s)
+		}
 		return masterEntry{host: s, port: defPort}, nil
 	}
 	h, p, err := net.SplitHostPort(s)
@@ -59,10 +66,18 @@ func parseMaster(s string, defPort int) (masterEntry, error) {
 	if err != nil || n <= 0 || n > 65535 {
 		return masterEntry{}, fmt.Errorf("master %q: bad port %q", s, p)
 	}
-	if h == "" {
-		return masterEntry{}, fmt.Errorf("master %q: no host", s)
+	if ip, err := netip.ParseAddr(h); err == nil && (ip.Zone() == "" || validHost(ip.Zone())) {
+		h = ip.String()
+	} else if !validHost(h) {
+		return masterEntry{}, fmt.Errorf("master %q: not a host name or address", s)
 	}
 	return masterEntry{host: h, port: n}, nil
+}
+
+// validHost accepts what can be a DNS name: no separators, brackets or
+// spaces, which would not survive being joined with a port.
+func validHost(h string) bool {
+	return h != "" && !strings.ContainsAny(h, "[]:/@ \t\r\n\x00")
 }
 
 // masterList parses the configured masters in order; an empty list is
