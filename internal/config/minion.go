@@ -50,9 +50,36 @@ type Minion struct {
 	// grains again before every job.
 	GrainsRefreshPreExec bool
 
-	// MultiMaster are the options of a minion with several masters
-	// (hot: master_type str; failover) and of master key signing.
-	MultiMaster
+	// The options of a minion with several masters (hot: master_type
+	// str with a list; failover) and of master key signing
+	// (doc/topics/tutorials/multimaster.rst, multimaster_pki.rst).
+	// MasterType is master_type: "str" (one master, or hot multi-master
+	// with a list), "failover", or "func"/"disable", which Brine refuses.
+	MasterType string
+	// MasterAliveInterval is master_alive_interval: how often the
+	// connection to the master is checked; 0 is never.
+	MasterAliveInterval time.Duration
+	// MasterFailback and MasterFailbackInterval return a failover
+	// minion to the first master once it answers again.
+	MasterFailback         bool
+	MasterFailbackInterval time.Duration
+	// RandomMaster (and its deprecated name master_shuffle) shuffles
+	// the list before connecting.
+	RandomMaster, MasterShuffle bool
+	// RetryDNS is retry_dns: the wait before resolving a master name
+	// again (0 fails at once); RetryDNSCount bounds the retries (0: no
+	// bound, Salt's None).
+	RetryDNS      time.Duration
+	RetryDNSCount int
+	// MasterTries is master_tries: rounds of the master list before
+	// giving up (-1: forever); AuthTries is auth_tries: sends of one
+	// sign-in request, each waiting auth_timeout.
+	MasterTries, AuthTries int
+	// VerifyMasterPubkeySign, AlwaysVerifySignature and
+	// MasterSignKeyName check the master key's signature (pub_sig) with
+	// pki_dir/<master_sign_key_name>.pub.
+	VerifyMasterPubkeySign, AlwaysVerifySignature bool
+	MasterSignKeyName                             string
 
 	// Raw holds every option as read, for modules that read opts.
 	Raw *ordered.Map
@@ -146,37 +173,4 @@ func (m *Minion) Apply(raw *ordered.Map, log *slog.Logger) error {
 	m.PKIDir = prependRoot(m.RootDir, m.PKIDir)
 	m.CacheDir = prependRoot(m.RootDir, m.CacheDir)
 	return nil
-}
-
-// MultiMaster holds the minion options of multi-master setups
-// (salt/config/__init__.py DEFAULT_MINION_OPTS; doc/topics/tutorials/
-// multimaster.rst, multimaster_pki.rst).
-type MultiMaster struct {
-	// MasterType is master_type: "str" (one master, or hot multi-master
-	// with a list), "failover", or "func"/"disable", which Brine refuses.
-	MasterType string
-	// MasterAliveInterval is master_alive_interval: how often the
-	// connection to the master is checked; 0 is never.
-	MasterAliveInterval time.Duration
-	// MasterFailback and MasterFailbackInterval return a failover
-	// minion to the first master once it answers again.
-	MasterFailback         bool
-	MasterFailbackInterval time.Duration
-	// RandomMaster (and its deprecated name master_shuffle) shuffles
-	// the list before connecting.
-	RandomMaster, MasterShuffle bool
-	// RetryDNS is retry_dns: the wait before resolving a master name
-	// again (0 fails at once); RetryDNSCount bounds the retries (0: no
-	// bound, Salt's None).
-	RetryDNS      time.Duration
-	RetryDNSCount int
-	// MasterTries is master_tries: rounds of the master list before
-	// giving up (-1: forever); AuthTries is auth_tries: sends of one
-	// sign-in request, each waiting auth_timeout.
-	MasterTries, AuthTries int
-	// VerifyMasterPubkeySign, AlwaysVerifySignature and
-	// MasterSignKeyName check the master key's signature (pub_sig) with
-	// pki_dir/<master_sign_key_name>.pub.
-	VerifyMasterPubkeySign, AlwaysVerifySignature bool
-	MasterSignKeyName                             string
 }
