@@ -54,6 +54,7 @@ func run() int {
 	jobCaches := flag.String("job-caches", "", "measure these master_job_cache returners instead of test.ping rounds (local_cache,pgjsonb,mysql); "+
 		"the databases are throwaway servers (internal/testsupport/dbtest)")
 	listJobs := flag.Int("list-jobs", 10000, "with -job-caches: jobs in the cache when jobs.list_jobs is timed")
+	masters := flag.Int("masters", 1, "hot multi-master: sign every minion in to this many masters (child processes) and compare each master's test.ping with a single master's, measured first in the same run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
 	flag.Parse()
 	raiseNoFile()
@@ -91,6 +92,13 @@ func run() int {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
+		}
+		if *masters > 1 {
+			if err := hotSwarm(n, *keydir, *workdir, *pings, *workers, *ramp, *masters); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			continue
 		}
 		for _, jc := range runs {
 			if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {
