@@ -55,6 +55,9 @@ type Setup struct {
 	MasterConf string
 	// Tools are built besides the default ones (package paths under cmd/).
 	Tools []string
+	// Bin, when set, is a directory of tools another cluster built
+	// (Cluster.Bin), used instead of building them again.
+	Bin string
 	// MasterCommand makes the command that runs salt-master with its
 	// arguments, for a master started in a wrapper such as a pamtest
 	// mount namespace; nil runs it directly.
@@ -121,7 +124,11 @@ func New(t T, masterConf string, tools ...string) *Cluster {
 // NewSetup is New with the master started as s says.
 func NewSetup(t T, s Setup) *Cluster {
 	masterConf := s.MasterConf
-	c := &Cluster{t: t, Bin: buildTools(t, s.Tools), Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
+	bin := s.Bin
+	if bin == "" {
+		bin = buildTools(t, s.Tools)
+	}
+	c := &Cluster{t: t, Bin: bin, Dir: t.TempDir(), pubPort: freePort(t), retPort: freePort(t),
 		Minions: map[string]*exec.Cmd{}, Logs: map[string]*SyncBuffer{}, masterCommand: s.MasterCommand}
 	d := c.Dir
 	for _, sub := range []string{"master", "srv/salt", "srv/pillar"} {
