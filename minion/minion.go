@@ -215,6 +215,9 @@ func (m *Minion) Run(ctx context.Context) error {
 	err := m.subscribe(ctx)
 	wg.Wait()
 	m.jobs.Wait()
+	// Jobs that ended after the sender stopped queued their returns
+	// too: keep them for the next run.
+	m.rq.persist()
 	if ctx.Err() != nil {
 		return nil
 	}

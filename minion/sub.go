@@ -3,6 +3,7 @@ package minion
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
@@ -33,6 +34,18 @@ func (m *Minion) subscribe(ctx context.Context) error {
 			return nil
 		}
 		m.log.Info("publish connection lost, reconnecting", logattr.Err, err)
+		delay := m.c.ReconDefault
+		if m.c.ReconRandomize && m.c.ReconMax > delay {
+			delay += jitter(m.c.ReconMax - delay)
+		}
+		if errors.Is(err, errDial) {
+			// Signed in but the publish port does not connect: wait
+			// before signing in again, to this master or the next.
+			if err := sleep(ctx, delay); err != nil {
+				return nil
+			}
+			delay = 0
+		}
 		if m.switchMaster(err) {
 			// A new master: sign in to it at once and announce the
 			// minion there, as the __master_disconnected handler does.
@@ -47,16 +60,15 @@ func (m *Minion) subscribe(ctx context.Context) error {
 			// The same master again, at once: a failed sign-in moves on.
 			continue
 		}
-		delay := m.c.ReconDefault
-		if m.c.ReconRandomize && m.c.ReconMax > delay {
-			delay += jitter(m.c.ReconMax - delay)
-		}
 		if err := sleep(ctx, delay); err != nil {
 			return nil
 		}
 	}
 	return nil
 }
+
+// errDial is a publish connection that could not be made at all.
+var errDial = errors.New("publish port did not connect")
 
 // stateGen is the current session's generation, 0 before the first.
 func (m *Minion) stateGen() int {
@@ -84,7 +96,7 @@ func (m *Minion) readPublications(ctx context.Context) error {
 	c, err := transport.Dial(dctx, m.pubAddr(), transport.TypeSUB, []byte(m.id), 0)
 	cancel()
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errDial, err)
 	}
 	defer c.Close()
 	cctx, end := context.WithCancelCause(ctx)

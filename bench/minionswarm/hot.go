@@ -99,6 +99,9 @@ func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, master
 		c.ID, c.Masters = id, list
 		c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
 		c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
+		// A sign-in waits auth_tries × auth_timeout: 60 s, as long as a
+		// busy master may take to answer thousands at once.
+		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 		o := minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
 			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}

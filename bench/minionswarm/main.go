@@ -217,6 +217,9 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 		c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
 		c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
 		c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
+		// A sign-in waits auth_tries × auth_timeout: 60 s, as long as a
+		// busy master may take to answer thousands at once.
+		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
 			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
