@@ -130,16 +130,23 @@ func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, master
 	}
 	defer wg.Wait()
 	defer cancel()
+	lastReport := time.Now()
 	for {
 		done := true
+		var counts []string
 		for _, b := range bs {
 			done = done && b.connected() >= n
+			counts = append(counts, fmt.Sprintf("%d accepted/%d connected", b.accepted(), b.connected()))
 		}
 		if done {
 			break
 		}
 		if time.Since(start) > 15*time.Minute {
-			return nil, nil, fmt.Errorf("%d masters: not every minion connected", masters)
+			return nil, nil, fmt.Errorf("%d masters: not every minion connected: %v (load %s)", masters, counts, loadavg())
+		}
+		if time.Since(lastReport) > 10*time.Second {
+			fmt.Fprintf(os.Stderr, "  %s: %v load=%s\n", time.Since(start).Round(time.Second), counts, loadavg())
+			lastReport = time.Now()
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
