@@ -26,15 +26,17 @@ import (
 
 // Master is a running salt-master.
 type Master struct {
-	o     Options
-	log   *slog.Logger
-	pki   *pki.Master
-	key   *rsa.PrivateKey
-	pub   string
-	jobs  *jobcache.Cache
-	jc    jobCaches // master_job_cache, ext_job_cache, event_return (jobcaches.go)
-	bus   *Bus
-	eauth *eauthState // external_auth, tokens, publisher ACLs (eauth.go)
+	o   Options
+	log *slog.Logger
+	pki *pki.Master
+	key *rsa.PrivateKey
+	pub string
+	// pubSig is the auth replies' pub_sig (pubsign.go), "" when off.
+	pubSig string
+	jobs   *jobcache.Cache
+	jc     jobCaches // master_job_cache, ext_job_cache, event_return (jobcaches.go)
+	bus    *Bus
+	eauth  *eauthState // external_auth, tokens, publisher ACLs (eauth.go)
 
 	aes    aesKey
 	serial atomic.Int64 // of the last publication (crypt.WrapPublish)
@@ -74,6 +76,9 @@ func New(o Options, log *slog.Logger) (*Master, error) {
 	}
 	m := &Master{o: o, log: log, pki: p, key: key, pub: pub, jobs: jobcache.New(o.CacheDir), bus: NewBus()}
 	p.Events = func(e pki.Event) { m.bus.Fire(e.Tag, e.Data) }
+	if m.pubSig, err = pubSignature(o, pub); err != nil {
+		return nil, fmt.Errorf("start master: %w", err)
+	}
 	if m.eauth, err = newEauthState(o, log); err != nil {
 		return nil, fmt.Errorf("start master: %w", err)
 	}

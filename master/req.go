@@ -38,6 +38,11 @@ func (m *Master) handle(ctx context.Context, peer string, body []byte) []byte {
 	switch req.Enc {
 	case protocol.EncClear:
 		load, ok := req.Load.(*ordered.Map)
+		if ok && load.Value("cmd") == protocol.CmdPing {
+			// ClearFuncs.ping: the load back, for status.ping_master
+			// and a failover minion's alive and failback checks.
+			return mustPack(load)
+		}
 		if !ok || load.Value("cmd") != protocol.CmdAuth {
 			m.log.Warn("clear request that is not _auth dropped", "peer", peer)
 			return badLoad
@@ -89,6 +94,7 @@ func (m *Master) auth(peer string, req *protocol.Request, load *ordered.Map) []b
 			m.log.Warn("auth reply", "id", a.ID, logattr.Err, err)
 			return badLoad
 		}
+		r.PubSig = m.pubSig
 		reply = r
 		m.authed.Store(a.ID, time.Now())
 		m.log.Info("authenticated", "id", a.ID)

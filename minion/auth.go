@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
@@ -37,8 +36,8 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 		return st, nil
 	}
 	wait := m.c.AcceptanceWaitTime
-	for {
-		st, err := m.signIn(ctx)
+	for failed := 0; ; {
+		st, err := m.signInCurrent(ctx)
 		if err == nil {
 			m.stateMu.Lock()
 			m.authGen++
@@ -60,6 +59,11 @@ func (m *Minion) authenticate(ctx context.Context, seen int) (*authState, error)
 		default:
 			m.log.Warn("sign-in failed", "master", m.req.Address(), logattr.Err, err)
 			wait = min(wait, m.c.AuthTimeout)
+			if failed++; m.roundsDone(failed) {
+				// eval_master's error once master_tries rounds failed; the
+				// daemon then keeps trying, as MinionManager does.
+				m.log.Error("No master could be reached or all masters denied the minion's connection attempt.")
+			}
 			m.nextMaster()
 		}
 		if err := sleep(ctx, wait); err != nil {
@@ -150,7 +154,7 @@ func (m *Minion) exchangeAuth(ctx context.Context, ar *authRequest) (*ordered.Ma
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, m.signInTimeout())
 	defer cancel()
 	raw, err := m.req.Do(rctx, frame)
 	if err != nil {
@@ -165,7 +169,7 @@ func (m *Minion) exchangeAuth(ctx context.Context, ar *authRequest) (*ordered.Ma
 		return nil, fmt.Errorf("%v: %w", v, err)
 	}
 	if sc != nil {
-		if load, err = verifySignedReply(sc, ar); err != nil {
+		if load, err = verifySignedReply(sc, ar, m.c.VerifyMasterPubkeySign); err != nil {
 			return nil, err
 		}
 	}
@@ -177,8 +181,11 @@ func (m *Minion) exchangeAuth(ctx context.Context, ar *authRequest) (*ordered.Ma
 
 // verifySignedReply decodes a signed reply's load and checks its
 // signature with the pinned key when there is one, else with the key the
-// reply offers (which is then pinned by checkMaster).
-func verifySignedReply(sc *protocol.SignedClear, ar *authRequest) (*ordered.Map, error) {
+// reply offers (which is then pinned by checkMaster). With
+// verify_master_pubkey_sign a reply signed by another key than the
+// pinned one is checked with the key it offers, whose own signature
+// (pub_sig) checkMaster then verifies (multimaster_pki.rst).
+func verifySignedReply(sc *protocol.SignedClear, ar *authRequest, signedKeys bool) (*ordered.Map, error) {
 	body, err := protocol.Unmarshal(sc.Load)
 	if err != nil {
 		return nil, err
@@ -201,6 +208,9 @@ func verifySignedReply(sc *protocol.SignedClear, ar *authRequest) (*ordered.Map,
 	}
 	if err := crypt.Verify(mk, sc.Load, sc.Sig, ar.load.SigAlgo); err != nil {
 		if ar.cached != "" && offered != "" && crypt.CleanKey(offered) != ar.cached {
+			if signedKeys {
+				return verifyWithOffered(sc, load, offered, ar.load.SigAlgo)
+			}
 			return nil, ErrMasterKeyChanged
 		}
 		return nil, fmt.Errorf("reply signature: %w", err)
@@ -215,7 +225,8 @@ func (m *Minion) openAuthReply(ar *authRequest, load *ordered.Map) (*authState, 
 	if err != nil {
 		return nil, err
 	}
-	if err := m.checkMaster(reply.PubKey, ar.load.Token != nil); err != nil {
+	useToken, err := m.checkMaster(reply.PubKey, reply.PubSig, ar.load.Token != nil)
+	if err != nil {
 		return nil, err
 	}
 	mk, err := crypt.ParsePublicKey([]byte(reply.PubKey))
@@ -223,7 +234,7 @@ func (m *Minion) openAuthReply(ar *authRequest, load *ordered.Map) (*authState, 
 		return nil, err
 	}
 	var tok []byte
-	if ar.load.Token != nil {
+	if useToken {
 		tok = ar.token
 	}
 	keys, err := crypt.OpenAuthReply(m.key, mk, reply, tok, ar.load.EncAlgo)
@@ -242,37 +253,50 @@ func (m *Minion) openAuthReply(ar *authRequest, load *ordered.Map) (*authState, 
 }
 
 // checkMaster is AsyncAuth.verify_master: the offered key must equal the
-// pinned one; the first key met is pinned, after master_finger, when
-// set, matched its fingerprint.
-func (m *Minion) checkMaster(offered string, sentToken bool) error {
+// pinned one, unless verify_master_pubkey_sign lets a key signed with
+// master_sign.pub replace it; the first key met is pinned, after
+// master_finger, when set, matched its fingerprint. useToken is false
+// when the reply cannot carry the minion's token back (Salt's
+// extract_aes with master_pub=False): the token went out encrypted for
+// another key, or none went out.
+func (m *Minion) checkMaster(offered, pubSig string, sentToken bool) (useToken bool, err error) {
+	if err := m.checkAuthDeps(pubSig); err != nil {
+		return false, err
+	}
 	cached, ok := m.cachedMaster()
-	if ok {
-		if crypt.CleanKey(offered) != cached && !m.c.OpenMode {
-			return ErrMasterKeyChanged
+	if ok && sentToken && !m.c.OpenMode {
+		same := crypt.CleanKey(offered) == cached
+		switch {
+		case !same && !m.c.VerifyMasterPubkeySign:
+			return false, ErrMasterKeyChanged
+		case !same:
+			return false, m.verifySigningMaster(offered, pubSig)
+		case m.c.VerifyMasterPubkeySign && m.c.AlwaysVerifySignature:
+			return true, m.verifySigningMaster(offered, pubSig)
 		}
-		return nil
+		return true, nil
+	}
+	if m.c.VerifyMasterPubkeySign {
+		return false, m.verifySigningMaster(offered, pubSig)
+	}
+	if ok {
+		return false, nil
 	}
 	if m.c.MasterFinger != "" {
 		f, err := crypt.Finger(crypt.PemBody([]byte(offered)), crypt.DefaultHashType)
 		if err != nil || f != m.c.MasterFinger {
-			return fmt.Errorf("the master's fingerprint %s is not master_finger %s: %w", f, m.c.MasterFinger, ErrMasterKeyChanged)
+			return false, fmt.Errorf("the master's fingerprint %s is not master_finger %s: %w", f, m.c.MasterFinger, ErrMasterKeyChanged)
 		}
 	}
+	return false, m.pinMaster(offered)
+}
+
+// pinMaster caches the master key (minion_master.pub, or memory for a
+// minion without a disk).
+func (m *Minion) pinMaster(offered string) error {
 	if m.o.NoDisk {
 		m.pinnedPub = crypt.CleanKey(offered)
 		return nil
 	}
-	_, err := m.pki.CheckMasterKey(offered, sentToken, m.c.OpenMode)
-	return err
-}
-
-// nextMaster moves to the next address of a master list after a failed
-// sign-in, as master_type failover does; a single master stays put.
-func (m *Minion) nextMaster() {
-	if len(m.c.Masters) < 2 {
-		return
-	}
-	m.masterIdx = (m.masterIdx + 1) % len(m.c.Masters)
-	m.req.SetAddr(m.masterAddr(m.c.MasterPort))
-	m.log.Info("trying the next master", "master", m.req.Address())
+	return m.pki.SaveMasterPub(offered)
 }

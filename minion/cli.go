@@ -31,7 +31,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			cfg.ID = h
 		}
 	}
-	m, err := New(Options{Config: cfg, Log: log})
+	var m interface{ Run(context.Context) error }
+	if IsHot(cfg) {
+		m, err = NewHot(Options{Config: cfg, Log: log})
+	} else {
+		m, err = New(Options{Config: cfg, Log: log})
+	}
 	if err != nil {
 		log.Error(err.Error())
 		return 1

@@ -15,37 +15,48 @@ import (
 // when Connect signs in once, as salt-call does.
 var ErrNotAccepted = errors.New("minion failed to authenticate with the master, has the minion key been accepted?")
 
-// authTries is Salt's auth_tries default: a caller's sign-in gives up
-// after that many auth_timeout periods without an answer.
-const authTries = 7
-
 // Connect signs in to the master once, without subscribing, for
 // salt-call: a pending or rejected key is ErrNotAccepted instead of a
-// wait (salt/crypt.py SAuth with opts["caller"]), and a master that
-// does not answer within auth_tries × auth_timeout is an error naming
-// it.
+// wait (salt/crypt.py SAuth with opts["caller"]). A master that does
+// not answer within auth_tries × auth_timeout is an error naming it;
+// with a master list the next master is tried, master_tries rounds of
+// the list (salt/crypt.py SAuth.authenticate with local_masters).
 func (m *Minion) Connect(ctx context.Context) error {
 	m.authMu.Lock()
 	defer m.authMu.Unlock()
-	limit := authTries * m.c.AuthTimeout
+	var err error
+	for failed := 1; ; failed++ {
+		var st *authState
+		if st, err = m.connectOnce(ctx); err == nil {
+			m.stateMu.Lock()
+			m.authGen++
+			st.generation = m.authGen
+			m.st = st
+			m.stateMu.Unlock()
+			return nil
+		}
+		if errors.Is(err, ErrNotAccepted) || ctx.Err() != nil || len(m.masters) < 2 || m.roundsDone(failed) {
+			return err
+		}
+		m.nextMaster()
+	}
+}
+
+func (m *Minion) connectOnce(ctx context.Context) (*authState, error) {
+	limit := m.signInTimeout()
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	st, err := m.signIn(cctx)
+	st, err := m.signInCurrent(cctx)
 	if err != nil {
 		if ctx.Err() == nil && cctx.Err() != nil {
-			return fmt.Errorf("connect to %s: no answer from the master within %s", m.req.Address(), limit)
+			return nil, fmt.Errorf("connect to %s: no answer from the master within %s", m.req.Address(), limit)
 		}
 		if errors.Is(err, errPending) || errors.Is(err, errRejected) {
-			return fmt.Errorf("%w (%w)", ErrNotAccepted, err)
+			return nil, fmt.Errorf("%w (%w)", ErrNotAccepted, err)
 		}
-		return fmt.Errorf("connect to %s: %w", m.req.Address(), err)
+		return nil, fmt.Errorf("connect to %s: %w", m.req.Address(), err)
 	}
-	m.stateMu.Lock()
-	m.authGen++
-	st.generation = m.authGen
-	m.st = st
-	m.stateMu.Unlock()
-	return nil
+	return st, nil
 }
 
 // Close releases the request socket of a minion that was only

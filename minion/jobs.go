@@ -95,7 +95,7 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 	if md, ok := job.Kwargs.Value("metadata").(*ordered.Map); ok {
 		ret.Metadata = md
 	}
-	m.queueReturn(ret.SaltMap())
+	m.queueReturn(ctx, ret.SaltMap())
 	m.sendToReturners(ctx, job, ret)
 }
 
@@ -129,32 +129,22 @@ func (m *Minion) jobOptions(ctx context.Context, g *ordered.Map) thin.Options {
 }
 
 // queueReturn adds a return to the queue the sender drains.
-func (m *Minion) queueReturn(load *ordered.Map) {
-	m.retMu.Lock()
-	m.queue = append(m.queue, load)
-	m.retMu.Unlock()
-	select {
-	case m.retCond <- struct{}{}:
-	default:
-	}
-}
+func (m *Minion) queueReturn(ctx context.Context, load *ordered.Map) { m.rq.push(ctx, load) }
 
 // sendReturns sends queued returns in order, retrying each every
 // return_retry_timer (+ random up to return_retry_timer_max) while the
-// master is unreachable, so no return is lost to a master restart.
+// master is unreachable, so no return is lost to a master restart. When
+// ctx ends, what is left is written to disk for the next run.
 func (m *Minion) sendReturns(ctx context.Context) {
+	defer m.rq.persist()
+	m.rq.restore()
 	for {
-		m.retMu.Lock()
-		var next *ordered.Map
-		if len(m.queue) > 0 {
-			next = m.queue[0]
-		}
-		m.retMu.Unlock()
+		next := m.rq.peek()
 		if next == nil {
 			select {
 			case <-ctx.Done():
 				return
-			case <-m.retCond:
+			case <-m.rq.wake:
 			}
 			continue
 		}
@@ -166,21 +156,15 @@ func (m *Minion) sendReturns(ctx context.Context) {
 			if m.c.ReturnRetryTimerMax > delay {
 				delay += jitter(m.c.ReturnRetryTimerMax - delay)
 			}
-			m.log.Warn("return not delivered, will retry", logattr.JID, next.Value("jid"), "retry_in", delay.String(), logattr.Err, err)
+			m.log.Warn("return not delivered, will retry", logattr.JID, next.Value("jid"), "master", m.req.Address(), "retry_in", delay.String(), logattr.Err, err)
 			if sleep(ctx, delay) != nil {
 				return
 			}
 			continue
 		}
-		m.retMu.Lock()
-		m.queue = m.queue[1:]
-		m.retMu.Unlock()
+		m.rq.pop()
 	}
 }
 
 // Pending is the number of returns waiting to be sent.
-func (m *Minion) Pending() int {
-	m.retMu.Lock()
-	defer m.retMu.Unlock()
-	return len(m.queue)
-}
+func (m *Minion) Pending() int { return m.rq.len() }

@@ -9,9 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"net"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brinesalt/brine/internal/beacons"
@@ -79,7 +78,9 @@ type Minion struct {
 	pinnedPub string // master key in memory when NoDisk
 
 	req       *transport.Req
-	masterIdx int
+	masters   []masterEntry // the master list, shuffled by random_master
+	masterIdx atomic.Int64  // the current master in masters
+	alive     aliveState    // master_alive_interval checks (alive.go)
 
 	tokOnce sync.Once
 	tok     []byte
@@ -92,9 +93,7 @@ type Minion struct {
 	// compiled with it are not interleaved with another's.
 	refreshMu sync.Mutex
 
-	retMu   sync.Mutex
-	retCond chan struct{}
-	queue   []*ordered.Map
+	rq *returnQueue // returns not yet delivered (retqueue.go)
 
 	jobs sync.WaitGroup
 
@@ -125,7 +124,7 @@ func New(o Options) (*Minion, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Minion{o: o, c: c, log: log, id: c.ID, pki: pki.NewMinion(c.PKIDir), retCond: make(chan struct{}, 1)}
+	m := &Minion{o: o, c: c, log: log, id: c.ID, pki: pki.NewMinion(c.PKIDir)}
 	if m.id == "" {
 		return nil, errors.New("new minion: no id configured")
 	}
@@ -146,6 +145,16 @@ func New(o Options) (*Minion, error) {
 		}
 		m.key, m.pub = k, pub
 	}
+	if err := checkMasterType(c); err != nil {
+		return nil, fmt.Errorf("new minion %s: %w", m.id, err)
+	}
+	masters, err := masterList(c)
+	if err != nil {
+		return nil, fmt.Errorf("new minion %s: %w", m.id, err)
+	}
+	shuffleMasters(c, masters)
+	m.masters = masters
+	m.rq = newReturnQueue(m.queueDir(), m.log)
 	m.opts = c.Raw.Copy()
 	m.opts.Set("id", m.id)
 	m.opts.Set("cachedir", c.CacheDir)
@@ -162,20 +171,6 @@ func New(o Options) (*Minion, error) {
 
 // ID is the minion id.
 func (m *Minion) ID() string { return m.id }
-
-func (m *Minion) masterAddr(port int) string {
-	host := "salt"
-	if len(m.c.Masters) > 0 {
-		host = m.c.Masters[m.masterIdx%len(m.c.Masters)]
-	}
-	if h, p, err := net.SplitHostPort(host); err == nil {
-		host = h
-		if n, err := strconv.Atoi(p); err == nil && port == m.c.MasterPort {
-			port = n
-		}
-	}
-	return net.JoinHostPort(host, strconv.Itoa(port))
-}
 
 func newNonce() string {
 	var b [16]byte
@@ -256,6 +251,9 @@ func (m *Minion) Run(ctx context.Context) error {
 	err := m.subscribe(ctx)
 	wg.Wait()
 	m.jobs.Wait()
+	// Jobs that ended after the sender stopped queued their returns
+	// too: keep them for the next run.
+	m.rq.persist()
 	if ctx.Err() != nil {
 		return nil
 	}

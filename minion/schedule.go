@@ -125,5 +125,5 @@ func (m *Minion) runScheduled(ctx context.Context, r schedule.Run) {
 		load.Set("out", res.Out)
 	}
 	m.log.Info("Returning information for job: "+r.JID, "schedule", r.Name)
-	m.queueReturn(load)
+	m.queueReturn(ctx, load)
 }

@@ -3,8 +3,10 @@ package minion
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
@@ -18,19 +20,15 @@ import (
 // and on a lost connection wait recon_default (+ random up to recon_max)
 // and sign in again, since a master that restarted has a new AES key.
 func (m *Minion) subscribe(ctx context.Context) error {
-	first := true
+	defer m.alive.close()
+	signIn := false
 	for ctx.Err() == nil {
-		if !first {
-			st := m.state()
-			gen := 0
-			if st != nil {
-				gen = st.generation
-			}
-			if _, err := m.authenticate(ctx, gen); err != nil {
+		if signIn {
+			if _, err := m.authenticate(ctx, m.stateGen()); err != nil {
 				return err
 			}
 		}
-		first = false
+		signIn = true
 		err := m.readPublications(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -40,11 +38,44 @@ func (m *Minion) subscribe(ctx context.Context) error {
 		if m.c.ReconRandomize && m.c.ReconMax > delay {
 			delay += jitter(m.c.ReconMax - delay)
 		}
+		if errors.Is(err, errDial) {
+			// Signed in but the publish port does not connect: wait
+			// before signing in again, to this master or the next.
+			if err := sleep(ctx, delay); err != nil {
+				return nil
+			}
+			delay = 0
+		}
+		if m.switchMaster(err) {
+			// A new master: sign in to it at once and announce the
+			// minion there, as the __master_disconnected handler does.
+			if _, err := m.authenticate(ctx, m.stateGen()); err != nil {
+				return err
+			}
+			m.fireStart(ctx)
+			signIn = false
+			continue
+		}
+		if m.failover() {
+			// The same master again, at once: a failed sign-in moves on.
+			continue
+		}
 		if err := sleep(ctx, delay); err != nil {
 			return nil
 		}
 	}
 	return nil
+}
+
+// errDial is a publish connection that could not be made at all.
+var errDial = errors.New("publish port did not connect")
+
+// stateGen is the current session's generation, 0 before the first.
+func (m *Minion) stateGen() int {
+	if st := m.state(); st != nil {
+		return st.generation
+	}
+	return 0
 }
 
 func (m *Minion) pubAddr() string {
@@ -65,11 +96,21 @@ func (m *Minion) readPublications(ctx context.Context) error {
 	c, err := transport.Dial(dctx, m.pubAddr(), transport.TypeSUB, []byte(m.id), 0)
 	cancel()
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errDial, err)
 	}
 	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	cctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
+	stop := context.AfterFunc(cctx, func() { c.Close() })
 	defer stop()
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		m.watchMaster(cctx, end)
+	}()
+	defer watch.Wait()
+	defer end(nil)
 	topics := [][]byte{{}}
 	if m.c.ZMQFiltering {
 		topics = [][]byte{[]byte("broadcast"), []byte(transport.Topic(m.id))}
@@ -86,6 +127,9 @@ func (m *Minion) readPublications(ctx context.Context) error {
 	for {
 		frames, cmd, err := c.Recv()
 		if err != nil {
+			if cause := context.Cause(cctx); cause != nil && ctx.Err() == nil {
+				return cause
+			}
 			return err
 		}
 		if cmd || len(frames) == 0 {

@@ -54,6 +54,7 @@ func run() int {
 	jobCaches := flag.String("job-caches", "", "measure these master_job_cache returners instead of test.ping rounds (local_cache,pgjsonb,mysql); "+
 		"the databases are throwaway servers (internal/testsupport/dbtest)")
 	listJobs := flag.Int("list-jobs", 10000, "with -job-caches: jobs in the cache when jobs.list_jobs is timed")
+	masters := flag.Int("masters", 1, "hot multi-master: sign every minion in to this many masters (child processes) and compare each master's test.ping with a single master's, measured first in the same run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
 	syndics := flag.Int("syndics", 0, "run the swarm under a syndic tree: this many lower masters, each with a salt-syndic under one top master, the -n minions spread over them (syndic.go)")
 	flag.Parse()
@@ -95,6 +96,13 @@ func run() int {
 		}
 		if *syndics > 0 {
 			if err := treeSwarm(n, *syndics, *keydir, *workdir, *pings, *workers); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			continue
+		}
+		if *masters > 1 {
+			if err := hotSwarm(n, *keydir, *workdir, *pings, *workers, *ramp, *masters); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -217,6 +225,9 @@ func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, 
 		c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
 		c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
 		c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
+		// A sign-in waits auth_tries × auth_timeout: 60 s, as long as a
+		// busy master may take to answer thousands at once.
+		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
 			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})

@@ -216,14 +216,22 @@ func (c *cli) signature() (any, error) {
 	if priv != "" && !isFile(priv) {
 		return "Private-key " + priv + " does not exist", nil
 	}
-	if priv == "" && isFile(filepath.Join(pkiDir, crypt.MasterSignKeyName+".pem")) {
-		priv = filepath.Join(pkiDir, crypt.MasterSignKeyName+".pem")
+	signName, _ := c.cfg.Raw.Value("master_sign_key_name").(string)
+	if signName == "" {
+		signName = crypt.MasterSignKeyName
+	}
+	sigName, _ := c.cfg.Raw.Value("master_pubkey_signature").(string)
+	if sigName == "" {
+		sigName = crypt.MasterPubkeySignature
+	}
+	if priv == "" && isFile(filepath.Join(pkiDir, signName+".pem")) {
+		priv = filepath.Join(pkiDir, signName+".pem")
 	}
 	if priv == "" {
 		if !c.o.autoCreate {
 			return "No usable private-key found", nil
 		}
-		p, err := crypt.GenKeys(pkiDir, crypt.MasterSignKeyName, c.o.keySize)
+		p, err := crypt.GenKeys(pkiDir, signName, c.o.keySize)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +244,7 @@ func (c *cli) signature() (any, error) {
 	if dir == "" {
 		dir = pkiDir
 	}
-	return crypt.GenSignature(priv, pub, filepath.Join(dir, crypt.MasterPubkeySignature), "")
+	return crypt.GenSignature(priv, pub, filepath.Join(dir, sigName), "")
 }
 
 // filterRet is KeyCLI._filter_ret.

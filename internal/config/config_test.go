@@ -123,13 +123,13 @@ permissive_pki_access: True
 
 func TestMinionWarnsExactlyTheUnreadOptions(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "minion"), "master: [m1, m2]\nmultiprocessing: False\nmaster_type: failover\nrecon_max: 2000\nfile_client: local\n")
+	writeFile(t, filepath.Join(dir, "minion"), "master: [m1, m2]\nmultiprocessing: False\nipc_mode: tcp\nrecon_max: 2000\nfile_client: local\n")
 	var logs bytes.Buffer
 	m, err := LoadMinion(dir, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `options="multiprocessing, master_type"`; !strings.Contains(logs.String(), want) {
+	if want := `options="multiprocessing, ipc_mode"`; !strings.Contains(logs.String(), want) {
 		t.Errorf("warning = %s, want %s", logs.String(), want)
 	}
 	if diff := cmp.Diff([]string{"m1", "m2"}, m.Masters); diff != "" || m.ReconMax != 2*time.Second {

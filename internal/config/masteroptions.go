@@ -94,6 +94,11 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("syndic_pidfile", KindString, "syndic"),
 	raw[Master]("syndic_finger", KindString, "syndic"),
 	raw[Master]("enable_legacy_startup_events", KindBool, "syndic"),
+
+	raw[Master]("master_sign_pubkey", KindBool, "master"),
+	raw[Master]("master_sign_key_name", KindString, "master"),
+	raw[Master]("master_use_pubkey_signature", KindBool, "master"),
+	raw[Master]("master_pubkey_signature", KindString, "master"),
 	// The job caches and event returners (master/jobcaches.go).
 	raw[Master]("master_job_cache", KindString, "master"),
 	raw[Master]("ext_job_cache", KindString, "master"),

@@ -50,6 +50,37 @@ type Minion struct {
 	// grains again before every job.
 	GrainsRefreshPreExec bool
 
+	// The options of a minion with several masters (hot: master_type
+	// str with a list; failover) and of master key signing
+	// (doc/topics/tutorials/multimaster.rst, multimaster_pki.rst).
+	// MasterType is master_type: "str" (one master, or hot multi-master
+	// with a list), "failover", or "func"/"disable", which Brine refuses.
+	MasterType string
+	// MasterAliveInterval is master_alive_interval: how often the
+	// connection to the master is checked; 0 is never.
+	MasterAliveInterval time.Duration
+	// MasterFailback and MasterFailbackInterval return a failover
+	// minion to the first master once it answers again.
+	MasterFailback         bool
+	MasterFailbackInterval time.Duration
+	// RandomMaster (and its deprecated name master_shuffle) shuffles
+	// the list before connecting.
+	RandomMaster, MasterShuffle bool
+	// RetryDNS is retry_dns: the wait before resolving a master name
+	// again (0 fails at once); RetryDNSCount bounds the retries (0: no
+	// bound, Salt's None).
+	RetryDNS      time.Duration
+	RetryDNSCount int
+	// MasterTries is master_tries: rounds of the master list before
+	// giving up (-1: forever); AuthTries is auth_tries: sends of one
+	// sign-in request, each waiting auth_timeout.
+	MasterTries, AuthTries int
+	// VerifyMasterPubkeySign, AlwaysVerifySignature and
+	// MasterSignKeyName check the master key's signature (pub_sig) with
+	// pki_dir/<master_sign_key_name>.pub.
+	VerifyMasterPubkeySign, AlwaysVerifySignature bool
+	MasterSignKeyName                             string
+
 	// Raw holds every option as read, for modules that read opts.
 	Raw *ordered.Map
 }
@@ -89,6 +120,19 @@ var minionOptions = withShared([]Option[Minion]{
 	typed("open_mode", KindBool, false, "minion", func(m *Minion) any { return &m.OpenMode }),
 	seconds("grains_refresh_every", time.Minute, 0, "minion", func(m *Minion) any { return &m.GrainsRefreshEvery }),
 	typed("grains_refresh_pre_exec", KindBool, false, "minion", func(m *Minion) any { return &m.GrainsRefreshPreExec }),
+	typed("master_type", KindString, "str", "minion", func(m *Minion) any { return &m.MasterType }),
+	seconds("master_alive_interval", time.Second, 0, "minion", func(m *Minion) any { return &m.MasterAliveInterval }),
+	typed("master_failback", KindBool, false, "minion", func(m *Minion) any { return &m.MasterFailback }),
+	seconds("master_failback_interval", time.Second, 0, "minion", func(m *Minion) any { return &m.MasterFailbackInterval }),
+	typed("random_master", KindBool, false, "minion", func(m *Minion) any { return &m.RandomMaster }),
+	typed("master_shuffle", KindBool, false, "minion", func(m *Minion) any { return &m.MasterShuffle }),
+	seconds("retry_dns", time.Second, 30, "minion", func(m *Minion) any { return &m.RetryDNS }),
+	typed("retry_dns_count", KindInt, 0, "minion", func(m *Minion) any { return &m.RetryDNSCount }),
+	typed("master_tries", KindInt, 1, "minion", func(m *Minion) any { return &m.MasterTries }),
+	typed("auth_tries", KindInt, 7, "minion", func(m *Minion) any { return &m.AuthTries }),
+	typed("verify_master_pubkey_sign", KindBool, false, "minion", func(m *Minion) any { return &m.VerifyMasterPubkeySign }),
+	typed("always_verify_signature", KindBool, false, "minion", func(m *Minion) any { return &m.AlwaysVerifySignature }),
+	typed("master_sign_key_name", KindString, "master_sign", "minion", func(m *Minion) any { return &m.MasterSignKeyName }),
 	raw[Minion]("default_include", KindString, "internal/config"),
 	raw[Minion]("file_client", KindString, "minion"),
 	// local: salt-call --local's option, which grains.setval also honours.

@@ -13,6 +13,9 @@ const (
 	CmdSyndicReturn = "_syndic_return"
 	CmdPillar       = "_pillar"
 	CmdMinionEvent  = "_minion_event"
+	// CmdPing is the clear "ping" of status.ping_master, which
+	// ClearFuncs.ping answers with the load itself.
+	CmdPing = "ping"
 )
 
 // Algorithm names exchanged in _auth and request envelopes (salt/crypt.py).

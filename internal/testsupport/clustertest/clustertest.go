@@ -55,13 +55,13 @@ type Setup struct {
 	MasterConf string
 	// Tools are built besides the default ones (package paths under cmd/).
 	Tools []string
+	// Bin, when set, is a directory of tools another cluster built
+	// (Cluster.Bin), used instead of building them again.
+	Bin string
 	// MasterCommand makes the command that runs salt-master with its
 	// arguments, for a master started in a wrapper such as a pamtest
 	// mount namespace; nil runs it directly.
 	MasterCommand func(name string, args ...string) *exec.Cmd
-	// Bin, when set, holds tools built already (another cluster's Bin),
-	// so a test with several masters builds them once.
-	Bin string
 }
 
 // SyncBuffer is a bytes.Buffer safe to read while a process writes it.
