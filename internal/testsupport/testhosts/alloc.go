@@ -26,15 +26,19 @@ func runDir() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("brine-testhosts-%d", os.Geteuid()))
 }
 
-// maxClusters bounds the numbers of small clusters (at most
-// maxSmallHosts hosts): 10.250.<C>.0/24 for C in 1..maxClusters. Large
-// clusters (up to MaxHosts) take the numbers firstLarge..lastLarge and
-// the /16 10.<C>.0.0/16 each; a Linux bridge holds at most 1024 ports
-// (BR_MAX_PORTS), which bounds MaxHosts.
+// maxClusters bounds cluster numbers, 1..maxClusters. Small clusters
+// (at most maxSmallHosts hosts) take 1..firstLarge-1 and the /24
+// 10.250.<C>.0/24; the top numbers firstLarge..maxClusters are kept for
+// large clusters (up to MaxHosts), each with a /16 of its own,
+// 10.<501-C>.0.0/16 (10.251 to 10.254), so that every cluster number,
+// and every kernel object named after one, stays in the range that
+// copies of the harness built before large clusters existed recognise as
+// live (they sweep brth<C> objects of any other number as stale). A
+// Linux bridge holds at most 1024 ports (BR_MAX_PORTS), which bounds
+// MaxHosts.
 const (
 	maxClusters = 250
-	firstLarge  = 251
-	lastLarge   = 254
+	firstLarge  = 247
 )
 
 // maxSmallHosts is the most hosts a /24 holds: minus network, bridge and
@@ -42,6 +46,9 @@ const (
 const maxSmallHosts = 253
 
 func isLarge(c int) bool { return c >= firstLarge }
+
+// largeOctet is the second octet of large cluster c's /16.
+func largeOctet(c int) int { return 2*maxClusters + 1 - c }
 
 // prefixLen is the length of cluster c's subnet prefix.
 func prefixLen(c int) int {
@@ -67,10 +74,10 @@ func hostID(i int) string             { return fmt.Sprintf("host%d", i) }
 func ownerFile(workDir string) string { return filepath.Join(workDir, "owner.json") }
 
 // hostIP is host i's address: 10.250.C.(i+1) in a small cluster,
-// 10.C.x.y with x*256+y = i+1 in a large one.
+// 10.<501-C>.x.y with x*256+y = i+1 in a large one.
 func hostIP(c, i int) string {
 	if isLarge(c) {
-		return fmt.Sprintf("10.%d.%d.%d", c, (i+1)>>8, (i+1)&255)
+		return fmt.Sprintf("10.%d.%d.%d", largeOctet(c), (i+1)>>8, (i+1)&255)
 	}
 	return fmt.Sprintf("10.250.%d.%d", c, i+1)
 }
@@ -78,7 +85,7 @@ func hostIP(c, i int) string {
 // bridgeIP is the controller's address on cluster c's bridge.
 func bridgeIP(c int) string {
 	if isLarge(c) {
-		return fmt.Sprintf("10.%d.0.1", c)
+		return fmt.Sprintf("10.%d.0.1", largeOctet(c))
 	}
 	return fmt.Sprintf("10.250.%d.1", c)
 }
@@ -86,7 +93,7 @@ func bridgeIP(c int) string {
 // subnetOf is cluster c's subnet in CIDR notation.
 func subnetOf(c int) string {
 	if isLarge(c) {
-		return fmt.Sprintf("10.%d.0.0/16", c)
+		return fmt.Sprintf("10.%d.0.0/16", largeOctet(c))
 	}
 	return fmt.Sprintf("10.250.%d.0/24", c)
 }
@@ -152,9 +159,9 @@ func allocate(ctx context.Context, logf func(string, ...any), hosts int) (int, e
 	if err != nil {
 		return 0, err
 	}
-	lo, hi := 1, maxClusters
+	lo, hi := 1, firstLarge-1
 	if hosts > maxSmallHosts {
-		lo, hi = firstLarge, lastLarge
+		lo, hi = firstLarge, maxClusters
 	}
 	for c := lo; c <= hi; c++ {
 		dir := workDirOf(c)
@@ -225,7 +232,7 @@ func Cleanup(ctx context.Context) error {
 
 func cleanupLocked(ctx context.Context, logf func(string, ...any)) {
 	livec := map[int]bool{}
-	for c := 1; c <= lastLarge; c++ {
+	for c := 1; c <= maxClusters; c++ {
 		dir := workDirOf(c)
 		if _, err := os.Stat(dir); err != nil {
 			continue

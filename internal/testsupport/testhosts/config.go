@@ -33,7 +33,7 @@ const defaultPasswordHash = "$6$brinetesthosts$fGsPRKX6Qm5oCdaeia2oAfH2aA//mynJb
 
 // MaxHosts is the largest cluster. Up to 253 hosts share a /24 of
 // 10.250.0.0/16; a larger cluster gets a /16 of its own (10.251–10.254,
-// so at most four at once) and its hosts' addresses run on past .255.
+// cluster numbers 250 down to 247, so at most four at once) and its hosts' addresses run on past .255.
 // The bound is the Linux bridge's 1024 ports.
 const MaxHosts = 1000
 

@@ -67,7 +67,7 @@ func (c *Cluster) Mode() Mode { return c.st.Mode }
 func (c *Cluster) Isolated() bool { return c.st.Isolated }
 
 // Number returns the cluster number C (its subnet is 10.250.C.0/24, or
-// 10.C.0.0/16 for a cluster of more than 253 hosts; see Subnet).
+// 10.<501-C>.0.0/16 for a cluster of more than 253 hosts; see Subnet).
 func (c *Cluster) Number() int { return c.st.Cluster }
 
 // Subnet returns the cluster's subnet in CIDR notation (ModeNetns), or
