@@ -34,8 +34,13 @@ func main() {
 	floorBin := flag.String("floor", "bin/gofloor", "gofloor binary")
 	reps := flag.Int("reps", 3, "repetitions of each command")
 	clusterDir := flag.String("cluster", "", "use the running cluster recorded here (testhosts up -dir) instead of starting one")
-	openssh := flag.Bool("openssh", true, "also run the OpenSSH xargs -P loop")
+	opensshSizes := flag.String("openssh-hosts", "", "host counts at which the OpenSSH xargs -P loop also runs (default: all; \"none\": never)")
+	opensshReps := flag.Int("openssh-reps", 0, "repetitions of the OpenSSH loop (default: -reps)")
 	flag.Parse()
+	o := peer{reps: *opensshReps}
+	if o.reps == 0 {
+		o.reps = *reps
+	}
 	ns, err := ints(*sizes)
 	if err != nil {
 		fatal(err)
@@ -44,9 +49,25 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	if err := bench(context.Background(), ns, ps, *bin, *floorBin, *clusterDir, *reps, *openssh); err != nil {
+	switch *opensshSizes {
+	case "":
+		o.sizes = ns
+	case "none":
+	default:
+		if o.sizes, err = ints(*opensshSizes); err != nil {
+			fatal(err)
+		}
+	}
+	if err := bench(context.Background(), ns, ps, *bin, *floorBin, *clusterDir, *reps, o); err != nil {
 		fatal(err)
 	}
+}
+
+// peer says where the OpenSSH loop runs: a process per host is slow to
+// start on a loaded machine, so a run may keep it to the smaller sizes.
+type peer struct {
+	sizes []int
+	reps  int
 }
 
 func fatal(err error) {
@@ -81,7 +102,7 @@ func cluster(ctx context.Context, dir string, n int) (*testhosts.Cluster, func()
 	return c, func() { _ = c.Close(context.WithoutCancel(ctx)) }, nil
 }
 
-func bench(ctx context.Context, ns, ps []int, bin, floorBin, clusterDir string, reps int, openssh bool) error {
+func bench(ctx context.Context, ns, ps []int, bin, floorBin, clusterDir string, reps int, openssh peer) error {
 	c, closeCluster, err := cluster(ctx, clusterDir, ns[len(ns)-1])
 	if err != nil {
 		return err
@@ -116,7 +137,7 @@ func bench(ctx context.Context, ns, ps []int, bin, floorBin, clusterDir string, 
 	for _, p := range ps {
 		rows := map[string]map[int]sample{}
 		names := []string{"Go floor: connect + `true`", "salt-ssh test.ping (warm)", "salt-ssh cmd.run 'uname -r' (warm)"}
-		if openssh {
+		if len(openssh.sizes) > 0 {
 			names = append(names, "OpenSSH: xargs -P ssh host true")
 		}
 		for _, name := range names {
@@ -129,12 +150,19 @@ func bench(ctx context.Context, ns, ps []int, bin, floorBin, clusterDir string, 
 				names[1]: saltSSH(in, p, "*", "test.ping"),
 				names[2]: saltSSH(in, p, "*", "cmd.run", "uname -r"),
 			}
-			if openssh {
+			if slices.Contains(openssh.sizes, n) {
 				cmds[names[3]] = []string{"sh", "-c", fmt.Sprintf("xargs -P %d -I{} ssh -q -i %s -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=%s %s@{} true < %s",
 					p, c.KeyPath(), c.KnownHostsPath(), c.User(), in.ips)}
 			}
 			for _, name := range names {
-				s, err := measure(cmds[name], reps)
+				if cmds[name] == nil {
+					continue
+				}
+				r := reps
+				if name == "OpenSSH: xargs -P ssh host true" {
+					r = openssh.reps
+				}
+				s, err := measure(cmds[name], r)
 				if err != nil {
 					return fmt.Errorf("%s at %d hosts, P %d: %w", name, n, p, err)
 				}
@@ -154,7 +182,11 @@ func printTable(p int, ns []int, names []string, rows map[string]map[int]sample)
 	floor := rows[names[0]]
 	for _, name := range names {
 		for _, n := range ns {
-			s := rows[name][n]
+			s, ok := rows[name][n]
+			if !ok {
+				fmt.Printf("| %s | %d | not run | | | | | | |\n", name, n)
+				continue
+			}
 			perHost := s.cpu / time.Duration(n)
 			base := rows[name][ns[0]].cpu / time.Duration(ns[0])
 			fds := "—"
