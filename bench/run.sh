@@ -29,3 +29,14 @@ echo
 # salt-api: Brine's, and Salt's when SALT_SRC names Salt's source (docs/INTEROP.md).
 echo
 bench/apibench/run.sh "${SALT_SRC:-}"
+
+# salt-ssh at 100, 300 and 1,000 hosts (issue 18): opt in with
+# BENCH_SCALE=1; it boots a 1,000-host cluster (about 2 GB of memory and
+# 4 GB of disk once the thin binaries are on the hosts, see
+# docs/BENCHMARKS.md).
+if [ "${BENCH_SCALE:-0}" = 1 ]; then
+	go build -o "$bin/sshscale" ./bench/sshscale
+	echo
+	"$bin/sshscale" -hosts "${BENCH_SCALE_HOSTS:-100,300,1000}" -P "${BENCH_SCALE_P:-100,500}" -bin "$bin" \
+		-floor "$bin/gofloor" -reps "${BENCH_REPS:-3}"
+fi

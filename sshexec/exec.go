@@ -115,6 +115,10 @@ type Options struct {
 	// not only when its thin_dir is missing (--pre-flight).
 	PreFlightAlways bool
 	Log             *slog.Logger
+	// Started, when set, is called with a host's ID as work on it begins
+	// (from that host's goroutine), so a progress display can tell the
+	// hosts in flight, and the slowest of them, from those still queued.
+	Started func(id string)
 }
 
 // Timings record where a host's time went, for salt-ssh -v.
@@ -178,6 +182,9 @@ func (e *Executor) Run(ctx context.Context, targets []roster.Target, job Job) <-
 			wg.Add(1)
 			go func(t *roster.Target) {
 				defer wg.Done()
+				if e.opts.Started != nil {
+					e.opts.Started(t.ID)
+				}
 				r := e.runHost(ctx, t, job)
 				<-sem
 				out <- r

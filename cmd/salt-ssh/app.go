@@ -29,6 +29,16 @@ type app struct {
 	outFile *os.File
 	logFile *logging.FileHandler // the ssh_log_file, when open
 	sr      *sshrun.Run
+	// bar is the status line, when there is one; it is set before the
+	// run starts and only read by hostStarted afterwards.
+	bar *progress
+}
+
+// hostStarted tells the status line that work on a host began.
+func (a *app) hostStarted(id string) {
+	if a.bar != nil {
+		a.bar.hostStarted(id)
+	}
 }
 
 func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer) (*app, error) {
@@ -48,7 +58,9 @@ func newApp(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.
 		}
 		a.stdout = a.outFile
 	}
-	if a.sr, err = sshrun.New(ctx, cfg, o.settings(cfg), log); err != nil {
+	s := o.settings(cfg)
+	s.Started = a.hostStarted
+	if a.sr, err = sshrun.New(ctx, cfg, s, log); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -110,26 +122,44 @@ func (a *app) run(ctx context.Context) int {
 	if a.o.outIndent >= 0 {
 		p.Opts.Indent = output.IndentOf(a.o.outIndent)
 	}
+	show := func(r sshexec.Result) {
+		if a.o.verbose {
+			a.printTimings(r)
+		}
+		if err := p.Host(r.ID, sshrun.HostReturn(r)); err != nil {
+			a.log.Error("print output", logattr.Err, err)
+		}
+	}
+	var sum *summary
+	if a.o.summary {
+		sum = &summary{}
+	}
 	final := 0
-	bar := a.progress()
+	a.bar = a.progress()
 	for r := range a.sr.Results(ctx) {
 		final = max(final, r.Retcode)
-		show := func() {
-			if a.o.verbose {
-				a.printTimings(r)
-			}
-			if err := p.Host(r.ID, sshrun.HostReturn(r)); err != nil {
-				a.log.Error("print output", logattr.Err, err)
-			}
+		print := func() { show(r) }
+		if sum != nil {
+			sum.add(r)
+			print = func() {}
 		}
-		if bar == nil {
-			show()
+		if a.bar == nil {
+			print()
 			continue
 		}
-		bar.host(r.Retcode != 0, show)
+		a.bar.host(r.ID, r.Retcode != 0, print)
 	}
-	if bar != nil {
-		bar.close()
+	if a.bar != nil {
+		a.bar.close()
+	}
+	if sum != nil {
+		w := a.stdout
+		if a.o.out != "" {
+			w = a.stderr
+		}
+		if err := sum.print(w, show); err != nil {
+			a.log.Error("print summary", logattr.Err, err)
+		}
 	}
 	if err := p.Flush(); err != nil {
 		a.log.Error("print output", logattr.Err, err)

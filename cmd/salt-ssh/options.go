@@ -26,6 +26,7 @@ type options struct {
 	maxProcs   int
 	verbose    bool
 	static     bool
+	summary    bool // --summary: see summary.go
 	wipe       bool
 	randThin   bool
 	regenThin  bool
@@ -108,6 +109,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.IntVar(&o.maxProcs, "max-procs", 25, "Set the number of concurrent minions to communicate with.")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "Turn on command verbosity, display jid and per-host timings.")
 	fs.BoolVarP(&o.static, "static", "s", false, "Return the data from minions as a group after they all return.")
+	fs.BoolVar(&o.summary, "summary", false, "Print the totals and the failed hosts first, then the failed hosts' returns, then the others (Brine; Salt's salt-ssh has no --summary).")
 	fs.BoolVarP(&o.wipe, "wipe", "w", false, "Remove the deployment of the salt files when done executing.")
 	fs.BoolVarP(&o.randThin, "rand-thin-dir", "W", false, "Select a random temp dir to deploy on the remote system; implies --wipe.")
 	// Salt's salt-ssh uses -t for --regen-thin, not for a timeout

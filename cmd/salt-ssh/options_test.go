@@ -32,6 +32,7 @@ func TestFlagTable(t *testing.T) {
 		{"max-procs", "", "int", "25"},
 		{"verbose", "v", "bool", "false"},
 		{"static", "s", "bool", "false"},
+		{"summary", "", "bool", "false"},
 		{"wipe", "w", "bool", "false"},
 		{"rand-thin-dir", "W", "bool", "false"},
 		{"regen-thin", "t", "bool", "false"},

@@ -11,6 +11,7 @@ import (
 	"github.com/brinesalt/brine/client"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
+	"github.com/brinesalt/brine/output"
 )
 
 // progressBar is the bar salt/output/progress.py draws with the
@@ -95,17 +96,6 @@ func (c *cli) returnsSummary(got map[string]int, missing []string) {
 	}
 	slices.Sort(failed)
 	slices.Sort(missing)
-	w := c.stdout
-	fmt.Fprintf(w, "\n\n-------------------------------------------\nSummary\n-------------------------------------------\n")
-	fmt.Fprintf(w, "# of minions targeted: %d\n# of minions returned: %d\n", len(got)+len(missing), len(got))
-	fmt.Fprintf(w, "# of minions that did not return: %d\n# of minions with errors: %d\n", len(missing), len(failed))
-	if c.o.verbose {
-		if len(missing) > 0 {
-			fmt.Fprintf(w, "Minions not responding: %s\n", strings.Join(missing, " "))
-		}
-		if len(failed) > 0 {
-			fmt.Fprintf(w, "Minions with failures: %s\n", strings.Join(failed, " "))
-		}
-	}
-	fmt.Fprintln(w, "-------------------------------------------")
+	_ = output.WriteReturnsSummary(c.stdout, output.ReturnsSummary{Targeted: len(got) + len(missing),
+		Returned: len(got), NotResponding: missing, Failed: failed, Names: c.o.verbose})
 }

@@ -135,6 +135,9 @@ func loadKnownHosts(files ...string) (ssh.HostKeyCallback, error) {
 	if len(present) == 0 {
 		return nil, nil
 	}
+	if db, ok := indexKnownHosts(present); ok {
+		return db, nil
+	}
 	db, err := knownhosts.New(present...)
 	if err != nil {
 		return nil, fmt.Errorf("read known_hosts: %w", err)

@@ -210,7 +210,7 @@ func (sr *Run) buildExecutor() error {
 	sr.exec = sshexec.New(sshexec.Options{
 		MaxProcs: maxProcs, Dial: d.dial, Bundle: bundle, FQDN: sshexec.FQDN(),
 		Wipe: sr.s.Wipe, Redeploy: sr.s.RegenThin, Log: sr.log, Grains: sr.grainsCache(),
-		PreFlightAlways: sr.s.PreFlight || sr.cfg.SSHRunPreFlight,
+		PreFlightAlways: sr.s.PreFlight || sr.cfg.SSHRunPreFlight, Started: sr.s.Started,
 	})
 	return nil
 }

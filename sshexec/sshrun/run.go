@@ -70,6 +70,9 @@ type Settings struct {
 	// MasterLink connects minion.bootstrap to the master; nil leaves
 	// minion.bootstrap without one.
 	MasterLink func() (*wrapper.MasterLink, error)
+	// Started, when set, is told each host's ID as work on it begins
+	// (sshexec.Options.Started).
+	Started func(id string)
 }
 
 // Run is a prepared salt-ssh run.

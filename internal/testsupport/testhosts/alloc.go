@@ -26,8 +26,37 @@ func runDir() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("brine-testhosts-%d", os.Geteuid()))
 }
 
-// maxClusters bounds cluster numbers: 10.250.<C>.0/24 for C in 1..maxClusters.
-const maxClusters = 250
+// maxClusters bounds cluster numbers, 1..maxClusters. Small clusters
+// (at most maxSmallHosts hosts) take 1..firstLarge-1 and the /24
+// 10.250.<C>.0/24; the top numbers firstLarge..maxClusters are kept for
+// large clusters (up to MaxHosts), each with a /16 of its own,
+// 10.<501-C>.0.0/16 (10.251 to 10.254), so that every cluster number,
+// and every kernel object named after one, stays in the range that
+// copies of the harness built before large clusters existed recognise as
+// live (they sweep brth<C> objects of any other number as stale). A
+// Linux bridge holds at most 1024 ports (BR_MAX_PORTS), which bounds
+// MaxHosts.
+const (
+	maxClusters = 250
+	firstLarge  = 247
+)
+
+// maxSmallHosts is the most hosts a /24 holds: minus network, bridge and
+// broadcast.
+const maxSmallHosts = 253
+
+func isLarge(c int) bool { return c >= firstLarge }
+
+// largeOctet is the second octet of large cluster c's /16.
+func largeOctet(c int) int { return 2*maxClusters + 1 - c }
+
+// prefixLen is the length of cluster c's subnet prefix.
+func prefixLen(c int) int {
+	if isLarge(c) {
+		return 16
+	}
+	return 24
+}
 
 // Names of the kernel objects a cluster C owns; Cleanup recognises stale ones
 // by these patterns.
@@ -41,11 +70,42 @@ func bridgeName(c int) string         { return fmt.Sprintf("brth%d", c) }
 func netnsName(c, i int) string       { return fmt.Sprintf("brth%d-host%d", c, i) }
 func vethName(c, i int) string        { return fmt.Sprintf("vth%dh%d", c, i) }
 func workDirOf(c int) string          { return filepath.Join(runDir(), fmt.Sprintf("c%d", c)) }
-func hostIP(c, i int) string          { return fmt.Sprintf("10.250.%d.%d", c, i+1) }
-func bridgeIP(c int) string           { return fmt.Sprintf("10.250.%d.1", c) }
 func hostID(i int) string             { return fmt.Sprintf("host%d", i) }
-func subnetOf(c int) string           { return fmt.Sprintf("10.250.%d.0/24", c) }
 func ownerFile(workDir string) string { return filepath.Join(workDir, "owner.json") }
+
+// hostIP is host i's address: 10.250.C.(i+1) in a small cluster,
+// 10.<501-C>.x.y with x*256+y = i+1 in a large one.
+func hostIP(c, i int) string {
+	if isLarge(c) {
+		return fmt.Sprintf("10.%d.%d.%d", largeOctet(c), (i+1)>>8, (i+1)&255)
+	}
+	return fmt.Sprintf("10.250.%d.%d", c, i+1)
+}
+
+// bridgeIP is the controller's address on cluster c's bridge.
+func bridgeIP(c int) string {
+	if isLarge(c) {
+		return fmt.Sprintf("10.%d.0.1", largeOctet(c))
+	}
+	return fmt.Sprintf("10.250.%d.1", c)
+}
+
+// subnetOf is cluster c's subnet in CIDR notation.
+func subnetOf(c int) string {
+	if isLarge(c) {
+		return fmt.Sprintf("10.%d.0.0/16", largeOctet(c))
+	}
+	return fmt.Sprintf("10.250.%d.0/24", c)
+}
+
+// hostMAC is the fixed MAC address of host i's eth0, so the bridge side
+// can hold a permanent neighbour entry for it (see setupHostLinks).
+func hostMAC(c, i int) string {
+	return fmt.Sprintf("02:b7:%02x:%02x:%02x:01", c&255, (i>>8)&255, i&255)
+}
+
+// bridgeMAC is the fixed MAC address of cluster c's bridge.
+func bridgeMAC(c int) string { return fmt.Sprintf("02:b7:%02x:00:00:00", c&255) }
 
 // hostIndex returns I for "hostI", or 0.
 func hostIndex(id string) int {
@@ -91,14 +151,19 @@ func withLock(ctx context.Context, fn func() error) error {
 }
 
 // allocate reserves a cluster number and its work directory, owned by this
-// process, cleaning up stale clusters first. Callers hold the lock.
-func allocate(ctx context.Context, logf func(string, ...any)) (int, error) {
+// process, cleaning up stale clusters first: a small number for up to
+// maxSmallHosts hosts, a large one beyond. Callers hold the lock.
+func allocate(ctx context.Context, logf func(string, ...any), hosts int) (int, error) {
 	cleanupLocked(ctx, logf)
 	me, err := refOf(os.Getpid())
 	if err != nil {
 		return 0, err
 	}
-	for c := 1; c <= maxClusters; c++ {
+	lo, hi := 1, firstLarge-1
+	if hosts > maxSmallHosts {
+		lo, hi = firstLarge, maxClusters
+	}
+	for c := lo; c <= hi; c++ {
 		dir := workDirOf(c)
 		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -114,7 +179,7 @@ func allocate(ctx context.Context, logf func(string, ...any)) (int, error) {
 		}
 		return c, nil
 	}
-	return 0, fmt.Errorf("testhosts: all %d cluster numbers in use", maxClusters)
+	return 0, fmt.Errorf("testhosts: all cluster numbers %d..%d in use", lo, hi)
 }
 
 // subnetInUse reports whether an interface of the root namespace already has
@@ -227,10 +292,7 @@ func ownsNetwork() bool { return os.Geteuid() == 0 }
 func teardown(ctx context.Context, c int, workDir string) error {
 	var errs []error
 	hosts, _ := filepath.Glob(filepath.Join(workDir, "host*"))
-	var refs []procRef
-	for _, hd := range hosts {
-		refs = append(refs, hostProcs(hd, true)...)
-	}
+	refs := clusterProcs(hosts)
 	if ownsNetwork() {
 		refs = append(refs, netnsProcs(c)...)
 	}

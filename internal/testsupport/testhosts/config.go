@@ -31,8 +31,11 @@ const DefaultPassword = "brine-test-password"
 // harness needs no openssl run for the common case.
 const defaultPasswordHash = "$6$brinetesthosts$fGsPRKX6Qm5oCdaeia2oAfH2aA//mynJbGEVDCeCng8gnCM0B98IpyIenzSSVOMaMnXcJ29ikwFw0H1sZY6jU."
 
-// MaxHosts is the largest cluster: a /24 minus network, bridge and broadcast.
-const MaxHosts = 253
+// MaxHosts is the largest cluster. Up to 253 hosts share a /24 of
+// 10.250.0.0/16; a larger cluster gets a /16 of its own (10.251–10.254,
+// cluster numbers 250 down to 247, so at most four at once) and its hosts' addresses run on past .255.
+// The bound is the Linux bridge's 1024 ports.
+const MaxHosts = 1000
 
 // HostOptions are the per-host variations used by fault and sudo tests. The
 // zero value is a well-behaved host: passwordless sudo, python3 on PATH,

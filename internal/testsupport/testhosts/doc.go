@@ -7,7 +7,13 @@
 //   - its own network namespace (`brth<C>-host<I>`) joined by a veth pair
 //     (`vth<C>h<I>`) to a bridge (`brth<C>`) in the root namespace; the
 //     cluster owns the private /24 10.250.<C>.0/24 with the bridge at .1 and
-//     hostI at .(I+1); sshd listens on port 22 of that address;
+//     hostI at .(I+1); sshd listens on port 22 of that address. A
+//     cluster of more than 253 hosts (up to MaxHosts, 1,000) is numbered
+//     247–250 and owns 10.<501-C>.0.0/16 instead, its addresses running
+//     on past .255; every host's eth0 has a fixed MAC with a permanent
+//     neighbour entry on the bridge (whose own MAC is fixed too), so the
+//     machine's neighbour table (gc_thresh3, 1024) never overflows and
+//     no ARP is needed;
 //   - its own mount and UTS namespaces, held open by a small "holder" process,
 //     with /etc and /home overlaid (see Login below) and private directories
 //     bind-mounted over /tmp, /var/tmp, /etc/salt,

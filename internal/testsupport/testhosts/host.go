@@ -516,24 +516,50 @@ func bannerOK(ctx context.Context, addr string) bool {
 // hostProcs lists the sshd of the host in hostDir and everything else
 // running in its namespaces; the holder too when withHolder.
 func hostProcs(hostDir string, withHolder bool) []procRef {
-	var refs []procRef
-	var sshd procRef
-	if readJSON(filepath.Join(hostDir, "sshd.pid"), &sshd) == nil && sshd.alive() {
-		refs = append(refs, sshd)
-	}
-	holder, ok := holderOf(hostDir)
-	if !ok {
+	refs := clusterProcs([]string{hostDir})
+	if withHolder {
 		return refs
 	}
-	if ns, err := holder.mntNS(); err == nil {
-		for _, pid := range pidsInMntNS(ns) {
-			if r, err := refOf(pid); err == nil && pid != holder.Pid && pid != sshd.Pid {
+	holder, _ := holderOf(hostDir)
+	return slices.DeleteFunc(refs, func(r procRef) bool { return r == holder })
+}
+
+// clusterProcs is hostProcs (holders included) for every host directory
+// at once, with one pass over /proc instead of one per host: a thousand
+// hosts' teardown would otherwise read every process's ns/mnt link a
+// thousand times.
+func clusterProcs(hostDirs []string) []procRef {
+	var refs []procRef
+	known := map[int]bool{}
+	wantNS := map[string]bool{}
+	for _, hd := range hostDirs {
+		var sshd procRef
+		if readJSON(filepath.Join(hd, "sshd.pid"), &sshd) == nil && sshd.alive() {
+			refs = append(refs, sshd)
+			known[sshd.Pid] = true
+		}
+		holder, ok := holderOf(hd)
+		if !ok {
+			continue
+		}
+		if ns, err := holder.mntNS(); err == nil {
+			wantNS[ns] = true
+		}
+		refs = append(refs, holder)
+		known[holder.Pid] = true
+	}
+	if len(wantNS) == 0 {
+		return refs
+	}
+	for ns, pids := range pidsByMntNS() {
+		if !wantNS[ns] {
+			continue
+		}
+		for _, pid := range pids {
+			if r, err := refOf(pid); err == nil && !known[pid] {
 				refs = append(refs, r)
 			}
 		}
-	}
-	if withHolder {
-		refs = append(refs, holder)
 	}
 	return refs
 }

@@ -30,19 +30,27 @@ func ipBatch(ctx context.Context, lines []string, global ...string) error {
 	return nil
 }
 
-// setupBridge creates cluster c's bridge with the .1 address.
+// setupBridge creates cluster c's bridge with the .1 address and a fixed
+// MAC: a bridge without one takes the lowest MAC of its ports, and every
+// change of it flushes the bridge's neighbour table, permanent entries
+// included (neigh_changeaddr), which would undo setupHostLinks's entries
+// while the hosts' veths are added.
 func setupBridge(ctx context.Context, c int) error {
 	return ipBatch(ctx, []string{
-		"link add " + bridgeName(c) + " type bridge",
-		"addr add " + bridgeIP(c) + "/24 dev " + bridgeName(c),
+		fmt.Sprintf("link add %s address %s type bridge", bridgeName(c), bridgeMAC(c)),
+		fmt.Sprintf("addr add %s/%d dev %s", bridgeIP(c), prefixLen(c), bridgeName(c)),
 		"link set " + bridgeName(c) + " up",
 	})
 }
 
 // setupHostLinks creates the network namespaces of the hosts and their
-// veth pairs (the namespace end is named eth0): attached to the bridge, or
-// for a host behind another, with the other end moved into that host's
-// namespace.
+// veth pairs (the namespace end is named eth0, with a fixed MAC):
+// attached to the bridge, or for a host behind another, with the other end
+// moved into that host's namespace. A bridge host also gets a permanent
+// neighbour entry on the bridge: the controller's neighbour table is the
+// machine's, whose gc_thresh3 (1024 by default) a large cluster would
+// fill with dynamic entries, and permanent ones are not counted (Linux ≥
+// 4.19) nor ever resolved again, so a thousand hosts cost no ARP at all.
 func setupHostLinks(ctx context.Context, c int, hosts []*hostState) error {
 	var lines []string
 	for _, h := range hosts {
@@ -50,12 +58,14 @@ func setupHostLinks(ctx context.Context, c int, hosts []*hostState) error {
 	}
 	for _, h := range hosts {
 		i := h.Index
-		lines = append(lines, fmt.Sprintf("link add %s type veth peer name eth0 netns %s", vethName(c, i), netnsName(c, i)))
+		lines = append(lines, fmt.Sprintf("link add %s type veth peer name eth0 address %s netns %s",
+			vethName(c, i), hostMAC(c, i), netnsName(c, i)))
 		if front := h.Options.BehindHost; front != "" {
 			lines = append(lines, fmt.Sprintf("link set %s netns %s", vethName(c, i), netnsName(c, hostIndex(front))))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("link set %s master %s up", vethName(c, i), bridgeName(c)))
+		lines = append(lines, fmt.Sprintf("link set %s master %s up", vethName(c, i), bridgeName(c)),
+			fmt.Sprintf("neigh replace %s lladdr %s dev %s nud permanent", hostIP(c, i), hostMAC(c, i), bridgeName(c)))
 	}
 	return ipBatch(ctx, lines)
 }
@@ -86,7 +96,7 @@ func setupBehindAddr(ctx context.Context, c, i, j int) error {
 func setupHostAddr(ctx context.Context, c, i int) error {
 	return ipBatch(ctx, []string{
 		"link set lo up",
-		fmt.Sprintf("addr add %s/24 dev eth0", hostIP(c, i)),
+		fmt.Sprintf("addr add %s/%d dev eth0", hostIP(c, i), prefixLen(c)),
 		"link set eth0 up",
 	}, "-n", netnsName(c, i))
 }

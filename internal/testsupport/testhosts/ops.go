@@ -66,8 +66,18 @@ func (c *Cluster) Mode() Mode { return c.st.Mode }
 // (true whenever the harness runs as root).
 func (c *Cluster) Isolated() bool { return c.st.Isolated }
 
-// Number returns the cluster number C (its subnet is 10.250.C.0/24).
+// Number returns the cluster number C (its subnet is 10.250.C.0/24, or
+// 10.<501-C>.0.0/16 for a cluster of more than 253 hosts; see Subnet).
 func (c *Cluster) Number() int { return c.st.Cluster }
+
+// Subnet returns the cluster's subnet in CIDR notation (ModeNetns), or
+// 127.0.0.1/32 in ModeLoopback.
+func (c *Cluster) Subnet() string {
+	if c.st.Mode == ModeNetns {
+		return subnetOf(c.st.Cluster)
+	}
+	return "127.0.0.1/32"
+}
 
 // ControllerIP is the address hosts see the controller at (the bridge), or
 // 127.0.0.1 in ModeLoopback.

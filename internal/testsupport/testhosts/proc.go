@@ -148,20 +148,20 @@ func startProc(cmd *exec.Cmd, detach bool, reaped *sync.WaitGroup) (procRef, err
 	return ref, nil
 }
 
-// pidsInMntNS lists the processes whose mount namespace is ns.
-func pidsInMntNS(ns string) []int {
+// pidsByMntNS maps every mount namespace to the processes in it.
+func pidsByMntNS() map[string][]int {
 	ents, _ := os.ReadDir("/proc")
-	var pids []int
+	out := map[string][]int{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if l, err := os.Readlink(filepath.Join("/proc", e.Name(), "ns/mnt")); err == nil && l == ns {
-			pids = append(pids, pid)
+		if l, err := os.Readlink(filepath.Join("/proc", e.Name(), "ns/mnt")); err == nil {
+			out[l] = append(out[l], pid)
 		}
 	}
-	return pids
+	return out
 }
 
 func killAll(ctx context.Context, refs []procRef) error {

@@ -59,14 +59,16 @@ func New(t testing.TB, n int, opts ...Option) *Cluster {
 	if why := unavailable(cfg, os.Getenv(RequireEnv) == "1"); why != "" {
 		Skip(t, why)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	// A host takes about 90 ms to boot on two busy cores: allow for
+	// large clusters.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute+time.Duration(n)*200*time.Millisecond)
 	defer cancel()
 	c, err := Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start test hosts: %v", err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), time.Minute)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), time.Minute+time.Duration(n)*100*time.Millisecond)
 		defer cancel()
 		if err := c.Close(ctx); err != nil {
 			t.Errorf("close test hosts: %v", err)
