@@ -67,14 +67,18 @@ type Server struct {
 	wg sync.WaitGroup
 }
 
-// NewServer returns a server for store under key, serving at most
-// maxServe chunks at once.
+// NewServer returns a server for store under key, for a coordinator
+// that has it serve at most maxServe chunks at once.
 func NewServer(store *Store, key []byte, maxServe int) (*Server, error) {
 	aead, err := newAEAD(key)
 	if err != nil {
 		return nil, fmt.Errorf("relay server: %w", err)
 	}
-	return &Server{store: store, aead: aead, slots: make(chan struct{}, maxServe)}, nil
+	// Twice the coordinator's bound: it counts a serve as done when the
+	// receiver reports the chunk, which can come before this side's
+	// handler has returned, and a "busy" answer would cost the source
+	// its standing in the run.
+	return &Server{store: store, aead: aead, slots: make(chan struct{}, 2*maxServe)}, nil
 }
 
 // Serve accepts on ln until it is closed, then waits for the connections
