@@ -87,6 +87,9 @@ var setters = map[string]setter{
 	"winrm":                boolField(func(t *Target) *bool { return &t.WinRM }),
 	"ssh_python_env":       strField(func(t *Target) *string { return &t.SSHPythonEnv }),
 	"relenv":               boolField(func(t *Target) *bool { return &t.Relenv }),
+	// Brine's own, for salt-ssh --relay (docs/RELAY.md).
+	"relay_host": strField(func(t *Target) *string { return &t.RelayHost }),
+	"relay_port": intField(func(t *Target) *int { return &t.RelayPort }),
 }
 
 // KnownKeys returns the roster keys Brine understands.

@@ -67,6 +67,11 @@ type Target struct {
 	WinRM              bool         // winrm (Enterprise saltwinshell in Salt)
 	SSHPythonEnv       string       // ssh_python_env
 	Relenv             bool         // relenv
+	// RelayHost and RelayPort are where other hosts reach this one's
+	// relay server under salt-ssh --relay (Brine's keys; Salt has no
+	// relay): RelayHost defaults to Host, RelayPort to ssh_relay_port.
+	RelayHost string // relay_host
+	RelayPort int    // relay_port
 
 	// Extra holds keys Brine does not know, kept in roster order (Salt
 	// passes them through to Single as **kwargs and ignores them).

@@ -46,6 +46,8 @@ pkgs=(openssh-server openssh-client sudo iproute2 util-linux procps python3 pyth
 # libpam0g-dev, gcc: salt-master's pam eauth (internal/eauth/pam) is built
 # with cgo against libpam, and its tests authenticate a real user.
 pkgs+=(libpam0g-dev gcc)
+# rsync: bench/relaypush's rsync-over-ssh loop (issue 18).
+pkgs+=(rsync)
 # salt-api's client tests (cmd/salt-api/apiclients): the seed's Python
 # requests client (python3-requests), Debian's pepper 0.5.5 (salt-pepper)
 # and headless Chromium for an EventSource on /events.

@@ -56,6 +56,8 @@ type Job struct {
 	// thin: a planned function (state.*) needs it, so sending the core
 	// first for its grains.items would only add an upload.
 	full bool
+	// relay is this run's relay, when Options.Relay is set.
+	relay *relayRun
 
 	// Plan, when set, decides on the controller what each host runs, as
 	// Salt's salt-ssh wrapper functions do (state.* renders SLS files on
@@ -114,7 +116,10 @@ type Options struct {
 	// PreFlightAlways runs a target's ssh_pre_flight script on every run,
 	// not only when its thin_dir is missing (--pre-flight).
 	PreFlightAlways bool
-	Log             *slog.Logger
+	// Relay, when set, moves large content-cache files through the
+	// hosts themselves (salt-ssh --relay, docs/RELAY.md).
+	Relay *RelayOptions
+	Log   *slog.Logger
 	// Started, when set, is called with a host's ID as work on it begins
 	// (from that host's goroutine), so a progress display can tell the
 	// hosts in flight, and the slowest of them, from those still queued.
@@ -169,8 +174,18 @@ func (e *Executor) Run(ctx context.Context, targets []roster.Target, job Job) <-
 	out := make(chan Result)
 	sem := make(chan struct{}, e.opts.MaxProcs)
 	var wg sync.WaitGroup
+	if e.opts.Relay != nil {
+		rr, err := e.newRelayRun()
+		if err != nil {
+			e.opts.Log.Warn("relay off for this run", logattr.Err, err)
+		}
+		job.relay = rr
+	}
 	go func() {
 		defer close(out)
+		if job.relay != nil {
+			defer job.relay.end()
+		}
 		for i := range targets {
 			t := &targets[i]
 			select {
@@ -212,7 +227,7 @@ func (e *Executor) runHost(ctx context.Context, t *roster.Target, job Job) Resul
 		r.Timings = tm
 		return r
 	}
-	defer conn.Close()
+	defer job.relay.closeConn(conn)
 	log.Debug("connected", logattr.Elapsed, tm.Connect)
 	var r Result
 	if job.Raw != "" {
@@ -332,7 +347,7 @@ func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, 
 	}
 	if len(plan.Uploads) > 0 {
 		start := time.Now()
-		err := e.fillCache(ctx, conn, t, plan.Uploads)
+		err := e.fillCache(ctx, conn, t, plan.Uploads, job.relay)
 		tm.Upload += time.Since(start)
 		if err != nil {
 			return failure(t.ID, err, 1)

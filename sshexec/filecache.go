@@ -8,14 +8,17 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/roster"
 )
 
 // fillCache makes sure the host's content cache (<thin_dir>/files) holds
 // every file in uploads (sha256 → local path): one command lists the
 // missing ones, and only those go over SFTP, each under a temporary name
-// renamed into place. A file the host already has costs nothing.
-func (e *Executor) fillCache(ctx context.Context, conn Conn, t *roster.Target, uploads map[string]string) error {
+// renamed into place. A file the host already has costs nothing. With
+// the relay on, the large ones come through it instead (relay.go), and
+// go over SFTP after all if the relay could not bring them.
+func (e *Executor) fillCache(ctx context.Context, conn Conn, t *roster.Target, uploads map[string]string, rr *relayRun) error {
 	p := e.scriptParams(t)
 	sums := make([]string, 0, len(uploads))
 	for sum := range uploads {
@@ -38,7 +41,18 @@ func (e *Executor) fillCache(ctx context.Context, conn Conn, t *roster.Target, u
 	if p.SudoUser != "" {
 		mode = 0o640
 	}
-	for _, sum := range strings.Fields(out.String()) {
+	missing := strings.Fields(out.String())
+	if rr != nil {
+		relayed, rest := rr.split(uploads, missing)
+		if len(relayed) > 0 {
+			if err := rr.fill(ctx, conn, t, p, relayed); err != nil {
+				e.opts.Log.Warn("relay failed; sending over SFTP", logattr.Host, t.ID, logattr.Err, err)
+				rest = missing
+			}
+		}
+		missing = rest
+	}
+	for _, sum := range missing {
 		local, ok := uploads[sum]
 		if !ok {
 			continue

@@ -79,7 +79,7 @@ func (a *app) close() {
 // settings are the run's choices from the flags, for sshrun.
 func (o *options) settings(cfg *config.Master) sshrun.Settings {
 	s := sshrun.Settings{ConfigDir: o.configDir, Raw: o.raw, Roster: o.roster, RosterFile: o.rosterFile,
-		Refresh: o.refresh, MaxProcs: o.maxProcs, Wipe: o.wipe, RandThin: o.randThin, RegenThin: o.regenThin,
+		Refresh: o.refresh, MaxProcs: o.maxProcs, Wipe: o.wipe, RandThin: o.randThin, RegenThin: o.regenThin, Relay: o.relay,
 		PreFlight: o.preFlight, SSHOptions: o.sshOptions, Priv: o.priv, IgnoreHostKeys: o.ignoreKeys,
 		NoHostKeys: o.noHostKeys, User: o.user, IdentitiesOnly: o.identOnly, Sudo: o.sudo, Timeout: o.timeout,
 		JID: o.jid, ScanPorts: o.scanPorts, ScanTimeout: o.scanTimeout, UpdateRoster: o.updateRoster,

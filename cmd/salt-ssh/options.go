@@ -30,6 +30,7 @@ type options struct {
 	wipe       bool
 	randThin   bool
 	regenThin  bool
+	relay      bool
 	preFlight  bool
 	sshOptions []string
 	priv       string
@@ -117,6 +118,8 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	// binary even where it is present.
 	fs.BoolVarP(&o.regenThin, "regen-thin", "t", false, "Force the thin binary to be sent again.")
 	fs.BoolVar(&o.regenThin, "thin", false, "Alias of --regen-thin.")
+	// Brine's own: Salt pushes every byte from the master (docs/RELAY.md).
+	fs.BoolVar(&o.relay, "relay", false, "Pass large salt:// files from host to host in verified chunks, so the controller's uplink carries each byte about once (ssh_relay_port names the TCP port hosts serve on).")
 	fs.BoolVar(&o.preFlight, "pre-flight", false, "Run the ssh_pre_flight script even if the thin dir exists.")
 	fs.StringArrayVar(&o.sshOptions, "ssh-option", nil, "Equivalent to -o ssh command option; may be repeated.")
 	fs.StringVar(&o.priv, "priv", "", "Ssh private key file.")

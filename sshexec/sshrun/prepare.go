@@ -207,7 +207,11 @@ func (sr *Run) buildExecutor() error {
 	if err != nil {
 		return err
 	}
-	sr.exec = sshexec.New(sshexec.Options{
+	relayOpts, err := sr.relayOptions()
+	if err != nil {
+		return err
+	}
+	sr.exec = sshexec.New(sshexec.Options{Relay: relayOpts,
 		MaxProcs: maxProcs, Dial: d.dial, Bundle: bundle, FQDN: sshexec.FQDN(),
 		Wipe: sr.s.Wipe, Redeploy: sr.s.RegenThin, Log: sr.log, Grains: sr.grainsCache(),
 		PreFlightAlways: sr.s.PreFlight || sr.cfg.SSHRunPreFlight, Started: sr.s.Started,

@@ -35,11 +35,13 @@ type Settings struct {
 	// Wipe, RandThin, RegenThin and PreFlight are -w, -W, -t and
 	// --pre-flight.
 	Wipe, RandThin, RegenThin, PreFlight bool
-	SSHOptions                           []string
-	Priv                                 string
-	IgnoreHostKeys, NoHostKeys           bool
-	User                                 string
-	IdentitiesOnly, Sudo                 bool
+	// Relay is --relay (or the master's ssh_relay): see docs/RELAY.md.
+	Relay                      bool
+	SSHOptions                 []string
+	Priv                       string
+	IgnoreHostKeys, NoHostKeys bool
+	User                       string
+	IdentitiesOnly, Sudo       bool
 	// Timeout is the connect timeout in seconds (0: from the config).
 	Timeout int
 	JID     string
