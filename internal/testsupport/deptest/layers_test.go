@@ -21,6 +21,7 @@ var layers = []struct {
 	{"internal/py", 0}, {"internal/sshpattern", 0}, {"internal/logattr", 0},
 	{"internal/jid", 0}, {"internal/version", 0}, {"internal/txtar", 0},
 	{"internal/pytime", 0}, {"state/keyword", 0}, {"internal/sdnotify", 0},
+	{"internal/winsession", 0},
 	// The value model and Salt's YAML.
 	{"internal/ordered", 1}, {"internal/saltyaml", 2},
 	// Wire formats and process plumbing.

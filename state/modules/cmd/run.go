@@ -40,6 +40,9 @@ func run(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, err
 	}
 	out, _ := r.Value("stdout").(string)
+	if w, ok := r.Value("warnings").([]any); ok {
+		out = strings.TrimLeft(out+"\nWARNING: "+ordered.KeyString(w[0]), "\n")
+	}
 	if rc, _ := r.Value("retcode").(int); rc != 0 && !c.Bool("ignore_retcode") {
 		c.Env.Log.Error(fmt.Sprintf("Command '%s' failed with return code: %d", logCmd(c), rc))
 		if c.Bool("raise_err") {
@@ -76,7 +79,11 @@ func runBg(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ordered.FromPairs("pid", r.Value("pid")), nil
+	out := ordered.FromPairs("pid", r.Value("pid"))
+	if w, ok := r.Get("warnings"); ok {
+		out.Set("warnings", w)
+	}
+	return out, nil
 }
 
 func logCmd(c *modules.Call) string {
@@ -110,12 +117,17 @@ func execute(ctx context.Context, c *modules.Call, mode outputMode) (*ordered.Ma
 		return nil, err
 	}
 	if mode == modeDetached {
-		return p.start()
+		ret, err := p.start()
+		if err == nil {
+			addWarning(c, ret, guiWarning(p))
+		}
+		return ret, err
 	}
 	ret, err := p.run(ctx, mode)
 	if err != nil {
 		return nil, err
 	}
+	addWarning(c, ret, guiWarning(p))
 	rc, _ := ret.Value("retcode").(int)
 	if c.Bool("ignore_retcode") {
 		c.Env.Context["retcode"] = 0
@@ -123,6 +135,16 @@ func execute(ctx context.Context, c *modules.Call, mode outputMode) (*ordered.Ma
 		c.Env.Context["retcode"] = rc
 	}
 	return ret, nil
+}
+
+// addWarning logs w and keeps it in the result's "warnings" list, which
+// cmd.run_all and cmd.run_bg return and cmd.run appends to its output.
+func addWarning(c *modules.Call, ret *ordered.Map, w string) {
+	if w == "" {
+		return
+	}
+	c.Env.Log.Warn(w)
+	ret.Set("warnings", []any{w})
 }
 
 // prepared is a command ready to start.

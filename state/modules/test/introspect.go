@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/version"
 	"github.com/brinesalt/brine/state/modules"
