@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
@@ -25,13 +28,48 @@ var (
 )
 
 // IsService reports whether this process was started by the Service
-// Control Manager (svc.IsWindowsService: its parent is services.exe and
-// it runs in Session 0).
+// Control Manager: svc.IsWindowsService (its parent is services.exe and
+// it runs in Session 0), or a parent named services.exe in any session,
+// which is how Wine's service manager starts services (it keeps them in
+// the desktop's session).
 func IsService() bool {
 	serviceOnce.Do(func() {
 		isService, _ = svc.IsWindowsService()
+		if !isService {
+			isService = strings.EqualFold(filepath.Base(parentImage()), "services.exe")
+		}
 	})
 	return isService
+}
+
+// parentImage is the executable path of this process's parent, "" when
+// it cannot be read.
+func parentImage() string {
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
+	if err != nil {
+		return ""
+	}
+	defer windows.CloseHandle(snap)
+	self := windows.GetCurrentProcessId()
+	var e windows.ProcessEntry32
+	e.Size = uint32(unsafe.Sizeof(e))
+	for err = windows.Process32First(snap, &e); err == nil; err = windows.Process32Next(snap, &e) {
+		if e.ProcessID != self {
+			continue
+		}
+		h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, e.ParentProcessID)
+		if err != nil {
+			return ""
+		}
+		defer windows.CloseHandle(h)
+		buf := make([]uint16, windows.MAX_PATH)
+		n := uint32(len(buf))
+		if windows.QueryFullProcessImageName(h, 0, &buf[0], &n) != nil {
+			return ""
+		}
+		return windows.UTF16ToString(buf[:n])
+	}
+	return ""
 }
 
 // SessionID is the Terminal Services session the process runs in (0
