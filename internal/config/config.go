@@ -21,7 +21,6 @@ import (
 	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
-
 // Master is the master configuration as salt-ssh, salt-master and the
 // other master-side commands use it. Its typed fields are filled from
 // masterOptions; everything else stays in Raw.

@@ -16,7 +16,7 @@ var (
 	serverNoYear = regexp.MustCompile(`^Microsoft[^\d]+(Server|Datacenter|Standard|Essentials)$`)
 	digitsRe     = regexp.MustCompile(`^\d+`)
 	releaseRe    = regexp.MustCompile(`^R\d+$`)
-	clientVerRe  = regexp.MustCompile(`^(\d+(\.\d+)?)|Thin|Vista|XP$`)
+	clientVerRe  = regexp.MustCompile(`^(?:(\d+(\.\d+)?)|Thin|Vista|XP$)`) // re.match anchors at the start only
 )
 
 // windowsOSRelease is core.py _windows_os_release_grain: the osrelease
