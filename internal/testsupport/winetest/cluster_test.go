@@ -40,8 +40,8 @@ type winCluster struct {
 	confDir string // Linux path of the minion's config directory
 }
 
-func newWinCluster(t *testing.T) *winCluster {
-	w := winetest.New(t)
+func newWinCluster(t *testing.T, opts ...winetest.Option) *winCluster {
+	w := winetest.New(t, opts...)
 	c := clustertest.NewSetup(t, clustertest.Setup{MasterCommand: func(name string, args ...string) *exec.Cmd {
 		return w.Linux(context.Background(), name, args...)
 	}})
@@ -162,9 +162,9 @@ func TestWindowsModes(t *testing.T) {
 			testhosts.Skip(t, "no "+tool+" (Debian xvfb, xdotool) for the session mode GUI test")
 		}
 	}
-	wc := newWinCluster(t)
-	display := startXvfb(t, wc.w)
-	m := wc.startSession(t, "DISPLAY="+display)
+	wc := newWinCluster(t, winetest.WithXvfb())
+	display := wc.w.Display
+	m := wc.startSession(t)
 	wc.WaitFor("win1 pending", func() bool {
 		out, _ := wc.Run("salt-key", "-l", "pre")
 		return strings.Contains(out, "win1")
@@ -176,9 +176,7 @@ func TestWindowsModes(t *testing.T) {
 		t.Errorf("session run_bg notepad = %v", bg)
 	}
 	wc.WaitFor("a Notepad window on "+display, func() bool {
-		cmd := wc.w.Linux(context.Background(), "xdotool", "search", "--name", "Notepad")
-		cmd.Env = append(cmd.Env, "DISPLAY="+display)
-		out, _ := cmd.Output()
+		out, _ := wc.w.Linux(context.Background(), "xdotool", "search", "--name", "Notepad").Output()
 		return len(bytes.TrimSpace(out)) > 0
 	})
 	stop(m)
@@ -203,27 +201,4 @@ func TestWindowsModes(t *testing.T) {
 	if out, err := wc.w.Command(ctx, wc.exe, "stop").CombinedOutput(); err != nil {
 		t.Errorf("salt-minion.exe stop: %v\n%s", err, out)
 	}
-}
-
-// startXvfb starts an X server in the namespace and returns its display.
-func startXvfb(t *testing.T, w *winetest.Wine) string {
-	r, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := w.Linux(context.Background(), "Xvfb", "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{wr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	wr.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	buf := make([]byte, 16)
-	n, _ := r.Read(buf)
-	r.Close()
-	num := strings.TrimSpace(string(buf[:n]))
-	if num == "" {
-		t.Fatal("Xvfb gave no display number")
-	}
-	return ":" + num
 }

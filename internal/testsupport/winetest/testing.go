@@ -12,12 +12,12 @@ import (
 // New starts a prefix for t in a temporary directory and ends it with
 // the test. A machine without Wine, mingw-w64 or root skips t through
 // testhosts.Skip (a failure under BRINE_REQUIRE_HOSTS=1).
-func New(t testing.TB) *Wine {
+func New(t testing.TB, opts ...Option) *Wine {
 	t.Helper()
 	if why := Missing(); why != "" {
 		testhosts.Skip(t, "Wine harness: "+why)
 	}
-	w, err := Start(context.Background(), t.TempDir())
+	w, err := Start(context.Background(), t.TempDir(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

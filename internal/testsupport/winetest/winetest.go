@@ -62,20 +62,38 @@ func Missing() string {
 type Wine struct {
 	// Prefix is WINEPREFIX; its drive_c is C:.
 	Prefix string
-	holder *exec.Cmd
-	netns  string
+	// Display is the Xvfb display (":N") every Wine program gets, "" when
+	// the prefix was started without one.
+	Display string
+	holder  *exec.Cmd
+	xvfb    *exec.Cmd
+	netns   string
 }
+
+// Option changes how Start sets the prefix up.
+type Option func(*Wine) error
+
+// WithXvfb starts an X server (Xvfb) in the namespace before Wine boots,
+// so the prefix's desktop and the windows of its programs go to it (a
+// prefix booted without a display never shows windows).
+func WithXvfb() Option { return (*Wine).startXvfb }
 
 // Start makes a prefix under dir (which must exist and be empty or
 // new), installs the shim into its system32 and starts the network
 // namespace. The caller ends it with Close.
-func Start(ctx context.Context, dir string) (*Wine, error) {
+func Start(ctx context.Context, dir string, opts ...Option) (*Wine, error) {
 	if why := Missing(); why != "" {
 		return nil, errors.New("winetest: " + why)
 	}
 	w := &Wine{Prefix: filepath.Join(dir, "prefix")}
 	if err := w.startNetns(ctx); err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		if err := o(w); err != nil {
+			w.Close()
+			return nil, err
+		}
 	}
 	dll, err := buildShim(ctx, filepath.Join(dir, "shim"))
 	if err != nil {
@@ -146,6 +164,32 @@ func (w *Wine) startNetns(ctx context.Context) error {
 	return nil
 }
 
+func (w *Wine) startXvfb() error {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		return errors.New("winetest: no Xvfb on PATH (Debian xvfb)")
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("winetest: xvfb: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command("nsenter", "--net="+w.netns, "--", "Xvfb", "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{wr}
+	if err := cmd.Start(); err != nil {
+		wr.Close()
+		return fmt.Errorf("winetest: xvfb: %w", err)
+	}
+	wr.Close()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return fmt.Errorf("winetest: Xvfb gave no display number: %v", err)
+	}
+	w.xvfb, w.Display = cmd, ":"+strings.TrimSpace(line)
+	return nil
+}
+
 // buildShim compiles the shim DLL into dir.
 func buildShim(ctx context.Context, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -166,9 +210,12 @@ func buildShim(ctx context.Context, dir string) (string, error) {
 }
 
 // Env is the environment Wine programs run with: this prefix, Wine's
-// debug channels off, no display unless the caller adds DISPLAY.
+// debug channels off, and the Xvfb display when there is one.
 func (w *Wine) Env() []string {
 	env := []string{"WINEPREFIX=" + w.Prefix, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml="}
+	if w.Display != "" {
+		env = append(env, "DISPLAY="+w.Display)
+	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
@@ -210,6 +257,11 @@ func (w *Wine) Close() {
 		_ = w.Linux(ctx, "wineserver", "-k").Run()
 		_ = w.Linux(ctx, "wineserver", "-w").Run()
 		cancel()
+	}
+	if w.xvfb != nil {
+		w.xvfb.Process.Kill()
+		w.xvfb.Wait()
+		w.xvfb = nil
 	}
 	if w.holder != nil {
 		w.holder.Process.Kill()
