@@ -15,17 +15,21 @@ import (
 // stop, session install|remove) and, when the Service Control Manager
 // started this process, the minion as the salt-minion service.
 func platformMain(args []string) (int, bool) {
-	if winsession.IsService() {
+	// The mode commands come first: the service itself is registered
+	// with daemon options only (-c, -l), never a command.
+	if len(args) == 0 || !modeCommands[args[0]] {
+		if !winsession.IsService() {
+			return 0, false
+		}
 		err := winservice.Run(func(ctx context.Context) int {
 			return minion.Main(ctx, args, os.Stdout, os.Stderr)
 		})
 		if err != nil {
-			return 1, true
+			// Not the SCM's process after all (the dispatcher could not
+			// connect): run as a plain process.
+			return 0, false
 		}
 		return 0, true
-	}
-	if len(args) == 0 {
-		return 0, false
 	}
 	ctx, stop := shutdown.Context(nil, "")
 	defer stop()
@@ -48,11 +52,11 @@ func platformMain(args []string) (int, bool) {
 	case "help":
 		winservice.Usage(os.Stdout)
 		return 0, true
-	default:
-		return 0, false
 	}
 	return report(err), true
 }
+
+var modeCommands = map[string]bool{"install": true, "remove": true, "start": true, "stop": true, "session": true, "help": true}
 
 func session(ctx context.Context, args []string) int {
 	if len(args) == 0 {

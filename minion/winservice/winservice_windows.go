@@ -97,7 +97,7 @@ func withService(what string, f func(*mgr.Service) error) error {
 	defer m.Disconnect()
 	s, err := m.OpenService(Name)
 	if err != nil {
-		return fmt.Errorf("%s: %s is not installed", what, Name)
+		return fmt.Errorf("%s: open %s: %w", what, Name, err)
 	}
 	defer s.Close()
 	if err := f(s); err != nil {
