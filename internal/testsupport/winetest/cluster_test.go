@@ -179,36 +179,3 @@ func TestWindowsSessionGUI(t *testing.T) {
 	})
 	stop(m)
 }
-
-// TestWindowsServiceMode: the minion installed and started as the
-// salt-minion service under Wine's service manager signs in, reports
-// minion_mode service, and cmd.run_bg notepad gets the Session 0
-// warning; stop and remove end it.
-func TestWindowsServiceMode(t *testing.T) {
-	wc := newWinCluster(t)
-	ctx := context.Background()
-	t.Cleanup(func() { wc.w.Command(ctx, wc.exe, "remove").Run() })
-	for _, args := range [][]string{{"install", "-c", winetest.WinPath(wc.confDir), "-l", "info"}, {"start"}} {
-		out, err := wc.w.Command(ctx, wc.exe, args...).CombinedOutput()
-		if err != nil {
-			q, _ := wc.w.Command(ctx, "sc", "query", "salt-minion").CombinedOutput()
-			t.Fatalf("salt-minion.exe %s: %v\n%s\nsc query salt-minion:\n%s", args[0], err, out, q)
-		}
-	}
-	wc.WaitFor("win1 pending", func() bool {
-		out, _ := wc.Run("salt-key", "-l", "pre")
-		return strings.Contains(out, "win1")
-	})
-	wc.Run("salt-key", "-y", "-a", "win1")
-	wc.PingUntil("win1", "win1")
-	if g := wc.json(t, "grains.item", "minion_mode"); fmt.Sprint(g) != "map[minion_mode:service]" {
-		t.Errorf("service grains.item minion_mode = %v", g)
-	}
-	bg := wc.json(t, "cmd.run_bg", "notepad.exe").(map[string]any)
-	if w := fmt.Sprint(bg["warnings"]); !strings.Contains(w, "Session 0") || !strings.Contains(w, "session install") {
-		t.Errorf("service run_bg notepad warnings = %v", bg)
-	}
-	if out, err := wc.w.Command(ctx, wc.exe, "stop").CombinedOutput(); err != nil {
-		t.Errorf("salt-minion.exe stop: %v\n%s", err, out)
-	}
-}
