@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/coregrains"
 	"github.com/brinesalt/brine/state/modules/saltutil/proc"
@@ -42,17 +40,17 @@ func exists(path string) bool {
 // naming this host as the probe script does: kernel and machine as uname
 // reports them, and the best decompressor on PATH.
 func writeDeployLine(w io.Writer, flag string) error {
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
-		return fmt.Errorf("uname: %w", err)
+	sys, machine, err := uname()
+	if err != nil {
+		return err
 	}
-	words := []string{frame.DeployMarker, unix.ByteSliceToString(u.Sysname[:]), unix.ByteSliceToString(u.Machine[:])}
+	words := []string{frame.DeployMarker, sys, machine}
 	for _, tool := range []string{"zstd", "gzip"} {
 		if _, err := exec.LookPath(tool); err == nil {
 			words = append(words, tool)
 			break
 		}
 	}
-	_, err := fmt.Fprintln(w, strings.Join(append(words, flag), " "))
+	_, err = fmt.Fprintln(w, strings.Join(append(words, flag), " "))
 	return err
 }

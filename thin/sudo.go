@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
-	"unsafe"
 )
 
 // The sudo subcommand runs `call` (or any thin command) through sudo on
@@ -123,7 +121,7 @@ func runSudo(ctx context.Context, inv *Invocation) int {
 		defer pts.Close()
 		go func() { _, _ = io.Copy(io.Discard, ptmx) }() // sudo's lecture, if any
 		cmd.ExtraFiles = []*os.File{pts}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+		setCtty(cmd)
 	}
 	if conv != nil {
 		err = conv.run(cmd, inv.Stderr)
@@ -139,37 +137,6 @@ func runSudo(ctx context.Context, inv *Invocation) int {
 	}
 	fmt.Fprintf(inv.Stderr, "salt-thin sudo: %s\n", err)
 	return ExGeneric
-}
-
-// openPTY opens a pseudo-terminal pair through /dev/ptmx, without cgo.
-func openPTY() (ptmx, pts *os.File, err error) {
-	ptmx, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	var n uint32
-	if err := ioctl(ptmx, syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); err != nil {
-		ptmx.Close()
-		return nil, nil, fmt.Errorf("TIOCGPTN: %w", err)
-	}
-	var unlock int32
-	if err := ioctl(ptmx, syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); err != nil {
-		ptmx.Close()
-		return nil, nil, fmt.Errorf("TIOCSPTLCK: %w", err)
-	}
-	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		ptmx.Close()
-		return nil, nil, err
-	}
-	return ptmx, pts, nil
-}
-
-func ioctl(f *os.File, req, arg uintptr) error {
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, arg); errno != 0 {
-		return errno
-	}
-	return nil
 }
 
 // readLine reads up to a newline a byte at a time, leaving whatever

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/saltyaml"
 )
@@ -15,18 +16,19 @@ import (
 // (salt/config/__init__.py DEFAULT_MINION_OPTS, the subset Brine uses).
 func defaultOpts(configDir string) *ordered.Map {
 	host, _ := os.Hostname()
+	sp := config.Syspaths
 	return ordered.FromPairs(
 		"id", host,
 		"master", "salt",
 		"file_client", "remote",
 		"local", false,
-		"root_dir", "/",
-		"cachedir", "/var/cache/salt/minion",
-		"pki_dir", "/etc/salt/pki/minion",
-		"sock_dir", "/var/run/salt/minion",
-		"extension_modules", "/var/cache/salt/minion/extmods",
-		"file_roots", ordered.FromPairs("base", []any{"/srv/salt", "/srv/spm/salt"}),
-		"pillar_roots", ordered.FromPairs("base", []any{"/srv/pillar", "/srv/spm/pillar"}),
+		"root_dir", sp.RootDir,
+		"cachedir", sp.MinionCacheDir,
+		"pki_dir", sp.MinionPKIDir,
+		"sock_dir", sp.MinionSockDir,
+		"extension_modules", filepath.Join(sp.MinionCacheDir, "extmods"),
+		"file_roots", ordered.FromPairs("base", []any{filepath.Join(sp.SrvRootDir, "salt"), filepath.Join(sp.SrvRootDir, "spm", "salt")}),
+		"pillar_roots", ordered.FromPairs("base", []any{filepath.Join(sp.SrvRootDir, "pillar"), filepath.Join(sp.SrvRootDir, "spm", "pillar")}),
 		"renderer", "jinja|yaml",
 		"state_auto_order", true,
 		"failhard", false,
@@ -48,7 +50,7 @@ func defaultOpts(configDir string) *ordered.Map {
 var knownOpts = map[string]bool{}
 
 func init() {
-	for _, k := range defaultOpts("/etc/salt").Keys() {
+	for _, k := range defaultOpts(config.DefaultDir).Keys() {
 		knownOpts[ordered.KeyString(k)] = true
 	}
 	for _, k := range []string{"log_file", "user", "hash_type", "env_order", "state_output", "state_verbose",

@@ -69,7 +69,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SetInterspersed(true)
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.local, "local", false, "run without a master (file_client: local)")
-	fs.StringVarP(&o.configDir, "config-dir", "c", "/etc/salt", "directory holding the minion configuration")
+	fs.StringVarP(&o.configDir, "config-dir", "c", config.DefaultDir, "directory holding the minion configuration")
 	fs.StringVar(&o.out, "out", "", "outputter (json, highstate, nested, yaml, txt, raw)")
 	fs.StringVar(&o.out, "output", "", "alias of --out")
 	fs.StringVarP(&o.logLevel, "log-level", "l", "", "console log level")

@@ -14,6 +14,11 @@ import (
 )
 
 func main() {
+	// On Windows the service and session mode commands, and a start by
+	// the Service Control Manager, are handled first (main_windows.go).
+	if code, handled := platformMain(os.Args[1:]); handled {
+		os.Exit(code)
+	}
 	ctx, stop := shutdown.Context(nil, "")
 	code := minion.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -21,9 +21,6 @@ import (
 	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
-// DefaultDir is Salt's configuration directory.
-const DefaultDir = "/etc/salt"
-
 // Master is the master configuration as salt-ssh, salt-master and the
 // other master-side commands use it. Its typed fields are filled from
 // masterOptions; everything else stays in Raw.
@@ -181,7 +178,7 @@ func warnUnknown(log *slog.Logger, file string, unknown []string) {
 // prependRoot places path under root_dir as salt/config/__init__.py
 // _prepend_root_dir does, unless it is already there.
 func prependRoot(root, path string) string {
-	if root == "" || root == "/" || strings.HasPrefix(path, root) {
+	if root == "" || root == "/" || strings.HasPrefix(path, root) || filepath.VolumeName(path) != "" {
 		return path
 	}
 	return filepath.Join(root, path)

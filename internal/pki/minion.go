@@ -33,6 +33,9 @@ func (m *Minion) Key(keySize int) (*rsa.PrivateKey, error) {
 		if err := os.MkdirAll(m.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("minion key: %w", err)
 		}
+		if err := restrictDir(m.Dir); err != nil {
+			return nil, fmt.Errorf("minion key: %w", err)
+		}
 		if _, err := crypt.GenKeys(m.Dir, "minion", keySize); err != nil {
 			return nil, fmt.Errorf("minion key: %w", err)
 		}

@@ -68,20 +68,6 @@ func listen(ctx context.Context, addr, what string, retry time.Duration, log *sl
 	}
 }
 
-// reuseAddr sets SO_REUSEADDR, so a restarted master binds while its
-// old connections linger in TIME_WAIT (Go's net package sets it on Unix
-// listeners too; this keeps it explicit).
-func reuseAddr(_, _ string, rc syscall.RawConn) error {
-	var serr error
-	err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
-	})
-	if err != nil {
-		return err
-	}
-	return serr
-}
-
 // warnEphemeral warns when addr's port lies in the kernel's ephemeral
 // range (read from rangeFile): outgoing connections may take it as
 // their source port while the master is not listening, and a restart

@@ -214,15 +214,6 @@ func lookPath(name string) string {
 	return p
 }
 
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // systemGrains holds what Salt gets from commands: systemd (only when
 // systemctl and localectl are installed, as core.py checks) and selinux
 // (only when selinuxenabled is).

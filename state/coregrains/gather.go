@@ -194,3 +194,12 @@ func toValue(v any) any {
 	}
 	return v
 }
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -82,11 +83,16 @@ func (o GatherOptions) netGrains(ctx context.Context) map[string]any {
 	wg.Add(2)
 	go func() { defer wg.Done(); fqdn4, fqdn6 = o.fqdnIPs(ctx, fqdn, len(v4) > 0, len(v6) > 0) }()
 	go func() { defer wg.Done(); fqdns = o.fqdns(ctx, v4, v6) }()
-	if p := "/run/systemd/resolve/resolv.conf"; o.exists(p) {
+	switch p := "/run/systemd/resolve/resolv.conf"; {
+	case runtime.GOOS == "windows":
+		// core.py dns returns {} on Windows.
+	case o.exists(p):
 		text, _ := o.readFile(p)
 		g["dns"] = parseResolv(text)
-	} else if text, err := o.readFile("/etc/resolv.conf"); err == nil {
-		g["dns"] = parseResolv(text)
+	default:
+		if text, err := o.readFile("/etc/resolv.conf"); err == nil {
+			g["dns"] = parseResolv(text)
+		}
 	}
 	if _, err := exec.LookPath("ip"); err == nil {
 		for k, v := range o.gateways() {

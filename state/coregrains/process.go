@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"math/big"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,15 +16,7 @@ import (
 // cwd, path, locale_info and the salt version grains.
 func (o GatherOptions) processGrains() map[string]any {
 	g := map[string]any{"pid": os.Getpid()}
-	uid, gid := os.Getuid(), os.Getgid()
-	g["uid"], g["gid"] = uid, gid
-	g["username"], g["groupname"] = "", ""
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		g["username"] = u.Username
-		if grp, err := user.LookupGroupId(u.Gid); err == nil {
-			g["groupname"] = grp.Name
-		}
-	}
+	processIdentity(g)
 	id := o.optString("id")
 	g["id"] = id
 	g["server_id"] = serverID(id)
@@ -40,11 +30,7 @@ func (o GatherOptions) processGrains() map[string]any {
 	}
 	p := strings.TrimSpace(os.Getenv("PATH"))
 	g["path"], g["systempath"] = p, toAny(strings.Split(p, string(filepath.ListSeparator)))
-	sh := os.Getenv("SHELL")
-	if sh == "" {
-		sh = "/bin/sh"
-	}
-	g["shell"] = sh
+	g["shell"] = defaultShell()
 	g["locale_info"] = localeInfo()
 	g["saltversion"] = version.Salt
 	g["saltversioninfo"] = []any{version.SaltInfo[0], version.SaltInfo[1]}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
@@ -30,7 +29,7 @@ func RawfileJSON(_ context.Context, env *modules.Env, ret *ordered.Map) error {
 		return fmt.Errorf("could not write to rawfile_json file: %w", err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(f); err != nil {
 		return fmt.Errorf("lock %s: %w", name, err)
 	}
 	if _, err := f.WriteString(line + "\n"); err != nil {

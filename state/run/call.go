@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
@@ -331,8 +330,7 @@ func parseUmask(v any) (int, bool) {
 // the process's, as in Salt.
 func (r *Runner) invokeUmask(ctx context.Context, c *stateCall) *ordered.Map {
 	if m, ok := c.low.Value("__umask__").(int); ok {
-		old := syscall.Umask(m)
-		defer syscall.Umask(old)
+		defer setUmask(m)()
 	}
 	return r.invoke(ctx, c)
 }

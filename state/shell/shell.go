@@ -14,7 +14,6 @@ import (
 	"os/user"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -58,25 +57,15 @@ func Run(ctx context.Context, s Spec) (Output, error) {
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
-	sh := s.Shell
-	if sh == "" {
-		sh = "/bin/sh"
-	}
-	var cmd *exec.Cmd
-	if s.RunAs != "" && !isCurrentUser(s.RunAs) {
-		cmd = exec.CommandContext(ctx, "su", "-s", sh, "-", s.RunAs, "-c", s.Cmd)
-	} else {
-		cmd = exec.CommandContext(ctx, sh, "-c", s.Cmd)
+	cmd, err := command(ctx, s)
+	if err != nil {
+		return Output{}, err
 	}
 	cwd, err := workdir(s)
 	if err != nil {
 		return Output{}, err
 	}
 	cmd.Dir = cwd
-	// Run in its own process group so that a timeout or cancellation
-	// stops the whole command, not only the shell.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	env, err := environ(s.Env)
 	if err != nil {
@@ -148,7 +137,7 @@ func workdir(s Spec) (string, error) {
 			return h, nil
 		}
 	}
-	return "/", nil
+	return rootDir(), nil
 }
 
 // environ merges a Salt env argument over the process environment.

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/brinesalt/brine/internal/jid"
 	"github.com/brinesalt/brine/internal/protocol"
@@ -132,7 +131,7 @@ func openSpool(root string, max int64) (*spool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open spool: %w", err)
 		}
-		if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := tryLock(lf); err != nil {
 			lf.Close()
 			continue
 		}

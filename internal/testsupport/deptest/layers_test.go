@@ -22,6 +22,8 @@ var layers = []struct {
 	{"internal/jid", 0}, {"internal/version", 0}, {"internal/txtar", 0},
 	{"internal/pytime", 0}, {"state/keyword", 0}, {"internal/sdnotify", 0},
 	{"internal/relay", 0}, // salt-ssh --relay: chunks, peers, the coordinator
+
+	{"internal/winsession", 0},
 	// The value model and Salt's YAML.
 	{"internal/ordered", 1}, {"internal/saltyaml", 2},
 	// Wire formats and process plumbing.

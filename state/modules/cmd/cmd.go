@@ -9,21 +9,11 @@ package cmd
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/brinesalt/brine/state/modules"
 )
-
-// DefaultShell is cmdmod's DEFAULT_SHELL: $SHELL, else /bin/sh
-// (salt/grains/extra.py shell).
-var DefaultShell = func() string {
-	if s := os.Getenv("SHELL"); s != "" {
-		return s
-	}
-	return "/bin/sh"
-}()
 
 const (
 	runSig = `cmd, cwd=None, stdin=None, runas=None, group=None, shell=DEFAULT_SHELL, python_shell=None, env=None,

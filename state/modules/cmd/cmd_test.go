@@ -247,7 +247,7 @@ func TestRunas(t *testing.T) {
 		t.Skip("runas needs root")
 	}
 	got, _ := call(t, "cmd.run", []any{"id -un; echo $HOME $USER"}, job("runas", "nobody"))
-	u, err := lookupRunas("nobody", "")
+	u, err := lookupRunas("nobody", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

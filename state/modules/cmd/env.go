@@ -1,100 +1,18 @@
 package cmd
 
 import (
-	"fmt"
 	"os"
-	"os/user"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 )
 
-// umaskMu serialises umask changes around process starts.
-var umaskMu sync.Mutex
-
 // runasUser is the identity a command runs as.
 type runasUser struct {
 	name, home, shell string
-	cred              *syscall.Credential // nil: the minion's own identity
-}
-
-// lookupRunas resolves runas and group. Salt runs the command through
-// `su` to get the user's login environment; Brine switches credentials
-// directly and sets the login variables itself.
-func lookupRunas(runas, group string) (*runasUser, error) {
-	if runas == "" && group == "" {
-		u := &runasUser{}
-		if cur, err := user.Current(); err == nil {
-			u.name, u.home = cur.Username, cur.HomeDir
-		}
-		if h, err := os.UserHomeDir(); err == nil {
-			u.home = h
-		}
-		return u, nil
-	}
-	r := &runasUser{}
-	uid, gid := uint32(os.Getuid()), uint32(os.Getgid())
-	if runas != "" {
-		u, err := user.Lookup(runas)
-		if err != nil {
-			return nil, &modules.ExecutionError{Msg: fmt.Sprintf("User '%s' is not available", runas)}
-		}
-		r.name, r.home = u.Username, u.HomeDir
-		r.shell = loginShell(runas)
-		n, _ := strconv.ParseUint(u.Uid, 10, 32)
-		g, _ := strconv.ParseUint(u.Gid, 10, 32)
-		uid, gid = uint32(n), uint32(g)
-	}
-	if group != "" {
-		g, err := user.LookupGroup(group)
-		if err != nil {
-			return nil, &modules.ExecutionError{Msg: fmt.Sprintf("Group '%s' is not available", runas)}
-		}
-		n, _ := strconv.ParseUint(g.Gid, 10, 32)
-		gid = uint32(n)
-	}
-	r.cred = &syscall.Credential{Uid: uid, Gid: gid, Groups: supplementary(r.name)}
-	if uid == uint32(os.Getuid()) && gid == uint32(os.Getgid()) {
-		r.cred = nil
-	}
-	return r, nil
-}
-
-func supplementary(name string) []uint32 {
-	if name == "" {
-		return []uint32{}
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		return []uint32{}
-	}
-	ids, _ := u.GroupIds()
-	out := []uint32{}
-	for _, id := range ids {
-		if n, err := strconv.ParseUint(id, 10, 32); err == nil {
-			out = append(out, uint32(n))
-		}
-	}
-	return out
-}
-
-func loginShell(name string) string {
-	b, err := os.ReadFile("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Split(line, ":")
-		if len(f) == 7 && f[0] == name {
-			return f[6]
-		}
-	}
-	return ""
+	cred              procCred // nil: the minion's own identity
 }
 
 // localeVars are set to C unless given, as cmdmod's reset_system_locale.
@@ -116,7 +34,7 @@ func buildEnv(c *modules.Call, u *runasUser) ([]string, error) {
 			given.setDefault("SHELL", u.shell)
 		}
 	}
-	if v, ok := c.Args["reset_system_locale"]; !ok || modules.Truthy(v) {
+	if v, ok := c.Args["reset_system_locale"]; resetLocale && (!ok || modules.Truthy(v)) {
 		for _, k := range localeVars {
 			given.setDefault(k, "C")
 		}
@@ -133,7 +51,7 @@ func buildEnv(c *modules.Call, u *runasUser) ([]string, error) {
 		run.set(k, given.vals[k])
 	}
 	if pp := c.Arg("prepend_path"); pp != nil && modules.Truthy(pp) {
-		run.set("PATH", ordered.KeyString(pp)+":"+run.vals["PATH"])
+		run.set("PATH", ordered.KeyString(pp)+string(os.PathListSeparator)+run.vals["PATH"])
 	}
 	if _, ok := given.vals["NOTIFY_SOCKET"]; !ok {
 		run.del("NOTIFY_SOCKET")

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -40,6 +40,9 @@ func run(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, err
 	}
 	out, _ := r.Value("stdout").(string)
+	if w, ok := r.Value("warnings").([]any); ok {
+		out = strings.TrimLeft(out+"\nWARNING: "+ordered.KeyString(w[0]), "\n")
+	}
 	if rc, _ := r.Value("retcode").(int); rc != 0 && !c.Bool("ignore_retcode") {
 		c.Env.Log.Error(fmt.Sprintf("Command '%s' failed with return code: %d", logCmd(c), rc))
 		if c.Bool("raise_err") {
@@ -76,7 +79,11 @@ func runBg(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ordered.FromPairs("pid", r.Value("pid")), nil
+	out := ordered.FromPairs("pid", r.Value("pid"))
+	if w, ok := r.Get("warnings"); ok {
+		out.Set("warnings", w)
+	}
+	return out, nil
 }
 
 func logCmd(c *modules.Call) string {
@@ -110,12 +117,17 @@ func execute(ctx context.Context, c *modules.Call, mode outputMode) (*ordered.Ma
 		return nil, err
 	}
 	if mode == modeDetached {
-		return p.start()
+		ret, err := p.start()
+		if err == nil {
+			addWarning(c, ret, guiWarning(p))
+		}
+		return ret, err
 	}
 	ret, err := p.run(ctx, mode)
 	if err != nil {
 		return nil, err
 	}
+	addWarning(c, ret, guiWarning(p))
 	rc, _ := ret.Value("retcode").(int)
 	if c.Bool("ignore_retcode") {
 		c.Env.Context["retcode"] = 0
@@ -123,6 +135,16 @@ func execute(ctx context.Context, c *modules.Call, mode outputMode) (*ordered.Ma
 		c.Env.Context["retcode"] = rc
 	}
 	return ret, nil
+}
+
+// addWarning logs w and keeps it in the result's "warnings" list, which
+// cmd.run_all and cmd.run_bg return and cmd.run appends to its output.
+func addWarning(c *modules.Call, ret *ordered.Map, w string) {
+	if w == "" {
+		return
+	}
+	c.Env.Log.Warn(w)
+	ret.Set("warnings", []any{w})
 }
 
 // prepared is a command ready to start.
@@ -135,12 +157,15 @@ type prepared struct {
 	timeout float64
 	// timeoutText is str(timeout) for the timeout message.
 	timeoutText string
-	cred        *syscall.Credential
-	umask       int
-	success     []int
-	okStdout    []string
-	okStderr    []string
-	rstrip      bool
+	cred        procCred
+	// cmdline is the command line passed as written (cmd.exe /c …
+	// on Windows); "" builds it from argv.
+	cmdline  string
+	umask    int
+	success  []int
+	okStdout []string
+	okStderr []string
+	rstrip   bool
 }
 
 func prepare(c *modules.Call) (*prepared, error) {
@@ -151,17 +176,15 @@ func prepare(c *modules.Call) (*prepared, error) {
 	if v, ok := c.Args["rstrip"]; ok {
 		p.rstrip = modules.Truthy(v)
 	}
-	shell := c.Str("shell")
-	if shell != "" {
-		if st, err := os.Stat(shell); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			return nil, &modules.ExecutionError{Msg: fmt.Sprintf("The shell %s is not available", shell)}
-		}
+	shell, err := checkShell(c.Str("shell"))
+	if err != nil {
+		return nil, err
 	}
 	runas := c.Str("runas")
 	if runas == "" {
 		runas, _ = c.Env.Context["runas"].(string)
 	}
-	u, err := lookupRunas(runas, c.Str("group"))
+	u, err := lookupRunas(runas, c.Str("group"), c.Str("password"))
 	if err != nil {
 		return nil, err
 	}
@@ -204,12 +227,12 @@ func (p *prepared) setDir(c *modules.Call, u *runasUser) error {
 	if cwd == nil || cwd == "" {
 		p.dir = u.home
 		if p.dir == "" || !readable(p.dir) {
-			p.dir = "/"
+			p.dir = rootDir()
 		}
 		return nil
 	}
 	p.dir = ordered.KeyString(cwd)
-	if st, err := os.Stat(p.dir); !strings.HasPrefix(p.dir, "/") || err != nil || !st.IsDir() {
+	if st, err := os.Stat(p.dir); !filepath.IsAbs(p.dir) || err != nil || !st.IsDir() {
 		return &modules.ExecutionError{Msg: fmt.Sprintf("Specified cwd '%s' either not absolute or does not exist", p.dir)}
 	}
 	return nil
@@ -254,10 +277,7 @@ func (p *prepared) setArgv(c *modules.Call, shell string) error {
 		cmd := ordered.KeyString(x)
 		p.display = cmd
 		if pythonShell(c) {
-			if shell == "" {
-				shell = "/bin/sh"
-			}
-			p.argv = []string{shell, "-c", cmd}
+			p.shellArgv(shell, cmd)
 			return nil
 		}
 		if shell == "" {
@@ -329,8 +349,7 @@ func (p *prepared) command(ctx context.Context) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, path, p.argv[1:]...)
 	cmd.Args[0] = p.argv[0]
 	cmd.Dir, cmd.Env = p.dir, p.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	p.sysProc(cmd)
 	cmd.WaitDelay = time.Second
 	if p.stdin != nil {
 		cmd.Stdin = strings.NewReader(*p.stdin)
@@ -367,10 +386,7 @@ func (p *prepared) run(ctx context.Context, mode outputMode) (*ordered.Map, erro
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	rc := cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		rc = -int(ws.Signal())
-	}
+	rc := exitCode(cmd.ProcessState)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return nil, &modules.ExecutionError{Msg: fmt.Sprintf("Unable to run command '%s': %s", p.display, waitErr)}
@@ -403,26 +419,13 @@ func (p *prepared) start() (*ordered.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setsid = false, true
+	detach(cmd)
 	if err := p.startWithUmask(cmd); err != nil {
 		return nil, &modules.ExecutionError{Msg: fmt.Sprintf("Unable to run command '%s': %s", p.display, err)}
 	}
 	pid := cmd.Process.Pid
 	go cmd.Wait() //nolint:errcheck // reap the child; its status is not reported
 	return ordered.FromPairs("pid", pid), nil
-}
-
-// startWithUmask starts cmd with the requested umask. Go cannot set it
-// for the child alone, so it is set around the fork.
-func (p *prepared) startWithUmask(cmd *exec.Cmd) error {
-	if p.umask < 0 {
-		return cmd.Start()
-	}
-	umaskMu.Lock()
-	defer umaskMu.Unlock()
-	old := syscall.Umask(p.umask)
-	defer syscall.Umask(old)
-	return cmd.Start()
 }
 
 // decode turns output into text as Salt does, replacing invalid UTF-8.
@@ -435,31 +438,3 @@ func decode(b []byte) string {
 
 // rstrip is Python's str.rstrip(): trailing whitespace, Unicode included.
 func rstrip(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
-
-// lookPathIn resolves name against the PATH of the child's environment,
-// as Python's subprocess does.
-func lookPathIn(name string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		st, err := os.Stat(name)
-		if err != nil || st.IsDir() {
-			return "", os.ErrNotExist
-		}
-		return name, nil
-	}
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range strings.Split(path, ":") {
-		if dir == "" {
-			dir = "."
-		}
-		f := dir + "/" + name
-		if st, err := os.Stat(f); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return f, nil
-		}
-	}
-	return "", os.ErrNotExist
-}

@@ -70,8 +70,8 @@ func script(ctx context.Context, c *modules.Call) (any, error) {
 			}
 		}
 	}
-	if u, lerr := lookupRunas(c.Str("runas"), ""); lerr == nil && u.cred != nil {
-		_ = os.Chown(path, int(u.cred.Uid), -1)
+	if u, lerr := lookupRunas(c.Str("runas"), "", c.Str("password")); lerr == nil {
+		chownToRunas(path, u)
 	}
 	c.Args["cmd"] = argv
 	mode := modeSeparate

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
@@ -81,8 +80,8 @@ func link(_ context.Context, c *modules.Call) (any, error) {
 }
 
 func isHardlink(_ context.Context, c *modules.Call) (any, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(expandUser(c.Str("path")), &st); err != nil {
+	st, _, err := statFollow(expandUser(c.Str("path")), false)
+	if err != nil {
 		return ordered.New(), nil
 	}
 	return st.Nlink > 1, nil
@@ -132,11 +131,11 @@ func diskusage(_ context.Context, c *modules.Call) (any, error) {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		var st syscall.Stat_t
-		if syscall.Stat(fp, &st) != nil || seen[uint64(st.Ino)] {
+		st, _, err := statFollow(fp, true)
+		if err != nil || (st.Ino != 0 && seen[st.Ino]) {
 			return nil
 		}
-		seen[uint64(st.Ino)] = true
+		seen[st.Ino] = true
 		total += st.Size
 		return nil
 	})
@@ -164,11 +163,11 @@ func statvfs(_ context.Context, c *modules.Call) (any, error) {
 	if !filepath.IsAbs(p) {
 		return nil, modules.Invalidf("File path must be absolute.")
 	}
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(p, &st); err != nil {
+	m, err := statvfsPath(p)
+	if err != nil {
 		return nil, modules.Errorf("Could not statvfs '%s'", p)
 	}
-	return statvfsMap(&st), nil
+	return m, nil
 }
 
 func readFileBytes(p string) ([]byte, error) {

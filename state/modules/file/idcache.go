@@ -4,7 +4,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 )
 
 // idNames caches uid → user or gid → group names for one account
@@ -25,7 +24,7 @@ type idNames struct {
 // fileStamp identifies one version of a file.
 type fileStamp struct {
 	ino, size int64
-	mtime     syscall.Timespec
+	mtime     int64 // nanoseconds
 	ok        bool
 }
 
@@ -34,11 +33,8 @@ func stampOf(path string) fileStamp {
 	if err != nil {
 		return fileStamp{}
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileStamp{}
-	}
-	return fileStamp{ino: int64(st.Ino), size: st.Size, mtime: st.Mtim, ok: true}
+	st := statOf(path, fi)
+	return fileStamp{ino: int64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ok: true}
 }
 
 var (

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -70,7 +69,7 @@ func sourceExists(ctx context.Context, env *modules.Env, src, saltenv string) bo
 	case strings.HasPrefix(src, "file://"):
 		_, err := os.Stat(strings.TrimPrefix(src, "file://"))
 		return err == nil
-	case strings.HasPrefix(src, "/"):
+	case strings.HasPrefix(src, "/"), filepath.IsAbs(src):
 		_, err := os.Stat(src)
 		return err == nil
 	}
@@ -308,22 +307,6 @@ func dirModeFor(mode any) string {
 	return string(b)
 }
 
-// Umask returns the process umask, read from /proc without changing it.
-func Umask() uint32 {
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "Umask:"); ok {
-				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-					return uint32(n)
-				}
-			}
-		}
-	}
-	old := syscall.Umask(0o022)
-	syscall.Umask(old)
-	return uint32(old)
-}
-
 // writeNew creates name with data and perm through a temporary file in
 // the same directory, so the file appears whole or not at all.
 func writeNew(data []byte, name string, perm os.FileMode) error {
@@ -399,8 +382,7 @@ func CopyFile(data []byte, dest, backupMode string, opts *ordered.Map) error {
 		return err
 	}
 	if statErr == nil {
-		st := prev.Sys().(*syscall.Stat_t)
-		if err := os.Chown(dest, int(st.Uid), int(st.Gid)); err != nil {
+		if err := keepOwner(dest, prev); err != nil {
 			return err
 		}
 		return os.Chmod(dest, prev.Mode()&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky))
@@ -438,8 +420,7 @@ func backupMinion(path, bkroot string) error {
 	if err := os.WriteFile(bk, b, fi.Mode().Perm()); err != nil {
 		return err
 	}
-	st := fi.Sys().(*syscall.Stat_t)
-	_ = os.Chown(bk, int(st.Uid), int(st.Gid))
+	_ = keepOwner(bk, fi)
 	return os.Chmod(bk, fi.Mode())
 }
 

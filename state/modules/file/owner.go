@@ -61,14 +61,13 @@ func Stats(path, hashType string, follow bool) (*Stat, error) {
 	if err != nil {
 		return nil, modules.Errorf("Path not found: %s", path)
 	}
-	st := fi.Sys().(*syscall.Stat_t)
-	mode := statMode(st)
+	st := statOf(path, fi)
 	s := &Stat{
-		Inode: uint64(st.Ino), UID: int(st.Uid), GID: int(st.Gid),
-		User: UIDToUser(int(st.Uid)), Group: GIDToGroup(int(st.Gid)),
-		Size: st.Size, Mode: octalMode(mode & 0o7777), Type: fileType(mode),
+		Inode: st.Ino, UID: st.UID, GID: st.GID,
+		User: UIDToUser(st.UID), Group: GIDToGroup(st.GID),
+		Size: st.Size, Mode: octalMode(st.Mode & 0o7777), Type: fileType(st.Mode),
+		Atime: st.Atime, Mtime: st.Mtime, Ctime: st.Ctime,
 	}
-	s.Atime, s.Mtime, s.Ctime = statTimes(st)
 	s.path = path
 	if hashType != "" {
 		if s.Sum, err = GetHash(path, hashType); err != nil {
@@ -77,8 +76,6 @@ func Stats(path, hashType string, follow bool) (*Stat, error) {
 	}
 	return s, nil
 }
-
-func tsFloat(t syscall.Timespec) float64 { return float64(t.Sec) + float64(t.Nsec)/1e9 }
 
 func fileType(m uint32) string {
 	switch m & syscall.S_IFMT {
@@ -219,7 +216,7 @@ func SetMode(path string, mode string) (string, error) {
 	if err != nil {
 		return "", modules.Errorf("Path not found: %s", path)
 	}
-	return octalMode(statMode(fi.Sys().(*syscall.Stat_t)) & 0o7777), nil
+	return octalMode(statOf(path, fi).Mode & 0o7777), nil
 }
 
 // newHash is crypt.NewHash with Salt's file-module error text.

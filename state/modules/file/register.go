@@ -221,14 +221,13 @@ func lstat(_ context.Context, c *modules.Call) (any, error) {
 	if !filepath.IsAbs(p) {
 		return nil, modules.Invalidf("Path to file must be absolute.")
 	}
-	var st syscall.Stat_t
-	if err := syscall.Lstat(p, &st); err != nil {
+	st, _, err := statFollow(p, false)
+	if err != nil {
 		return ordered.New(), nil
 	}
-	a, m, ct := statTimes(&st)
-	return ordered.FromPairs("st_atime", a, "st_ctime", ct,
-		"st_gid", int(st.Gid), "st_mode", int(statMode(&st)), "st_mtime", m,
-		"st_nlink", int(st.Nlink), "st_size", int(st.Size), "st_uid", int(st.Uid)), nil
+	return ordered.FromPairs("st_atime", st.Atime, "st_ctime", st.Ctime,
+		"st_gid", st.GID, "st_mode", int(st.Mode), "st_mtime", st.Mtime,
+		"st_nlink", st.Nlink, "st_size", int(st.Size), "st_uid", st.UID), nil
 }
 
 func setMode(_ context.Context, c *modules.Call) (any, error) {
@@ -595,7 +594,7 @@ func access(_ context.Context, c *modules.Call) (any, error) {
 	if !ok {
 		return nil, modules.Invalidf("Invalid mode specified.")
 	}
-	return syscall.Access(p, m) == nil, nil
+	return osAccess(p, m), nil
 }
 
 func checkPermsFn(_ context.Context, c *modules.Call) (any, error) {

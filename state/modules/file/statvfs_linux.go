@@ -12,3 +12,11 @@ func statvfsMap(st *syscall.Statfs_t) *ordered.Map {
 		"f_bsize", int(st.Bsize), "f_favail", int(st.Ffree), "f_ffree", int(st.Ffree), "f_files", int(st.Files),
 		"f_flag", int(st.Flags), "f_frsize", int(st.Frsize), "f_namemax", int(st.Namelen))
 }
+
+func statvfsPath(p string) (*ordered.Map, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(p, &st); err != nil {
+		return nil, err
+	}
+	return statvfsMap(&st), nil
+}

@@ -158,10 +158,6 @@ func dropGrainsCache(env *modules.Env) {
 	}
 }
 
-var signalNames = map[string]syscall.Signal{"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT,
-	"KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2, "TERM": syscall.SIGTERM,
-	"CONT": syscall.SIGCONT, "STOP": syscall.SIGSTOP}
-
 func parseSignal(v any) (syscall.Signal, error) {
 	switch x := v.(type) {
 	case int:

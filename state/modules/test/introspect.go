@@ -3,13 +3,10 @@ package test
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/version"
@@ -126,36 +123,12 @@ func toAny(s []string) []any {
 
 func versionsInformation() *ordered.Map {
 	sys := ordered.New()
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		sys.Set("dist", distString())
-		sys.Set("locale", "utf-8")
-		sys.Set("machine", unix.ByteSliceToString(u.Machine[:]))
-		sys.Set("release", unix.ByteSliceToString(u.Release[:]))
-		sys.Set("system", unix.ByteSliceToString(u.Sysname[:]))
-		sys.Set("version", distString())
-	}
+	systemVersions(sys)
 	return ordered.FromPairs(
 		"Salt Version", ordered.FromPairs("Salt", version.Salt),
 		"Brine Version", ordered.FromPairs("Brine", version.Brine, "Go", runtime.Version()),
 		"System Versions", sys,
 	)
-}
-
-// distString is " ".join(distro id, version, codename) as Salt's
-// system_information prints it.
-func distString() string {
-	b, err := os.ReadFile("/etc/os-release")
-	if err != nil {
-		return ""
-	}
-	kv := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			kv[k] = strings.Trim(v, `"'`)
-		}
-	}
-	return strings.TrimSpace(strings.Join([]string{kv["ID"], kv["VERSION_ID"], kv["VERSION_CODENAME"]}, " "))
 }
 
 // versionsReport formats versionsInformation as salt.version's

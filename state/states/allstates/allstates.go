@@ -5,10 +5,7 @@ package allstates
 import (
 	_ "github.com/brinesalt/brine/state/states/cmdstate"
 	_ "github.com/brinesalt/brine/state/states/filestate"
-	_ "github.com/brinesalt/brine/state/states/groupstate"
 	_ "github.com/brinesalt/brine/state/states/modulerun"
-	_ "github.com/brinesalt/brine/state/states/pkgstate"
 	_ "github.com/brinesalt/brine/state/states/servicestate"
 	_ "github.com/brinesalt/brine/state/states/teststate"
-	_ "github.com/brinesalt/brine/state/states/userstate"
 )

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
@@ -18,24 +17,14 @@ import (
 var hardlinkSpec = spec(true, modules.Param{Name: "target"}, opt("force", false), opt("makedirs", false),
 	opt("user", nil), opt("group", nil), opt("dir_mode", nil))
 
-// inodeOf returns the inode and link count of p (lstat), ok false when p
-// is missing.
-func inodeOf(p string) (ino uint64, nlink uint64, ok bool) {
-	var st syscall.Stat_t
-	if syscall.Lstat(p, &st) != nil {
-		return 0, 0, false
-	}
-	return uint64(st.Ino), uint64(st.Nlink), true
-}
-
 func sameInode(a, b string) bool {
-	ia, _, oka := inodeOf(a)
-	ib, _, okb := inodeOf(b)
-	return oka && okb && ia == ib
+	fa, erra := os.Lstat(a)
+	fb, errb := os.Lstat(b)
+	return erra == nil && errb == nil && os.SameFile(fa, fb)
 }
 
 func isHardlink(p string) bool {
-	_, n, ok := inodeOf(p)
+	n, ok := file.Nlink(p)
 	return ok && n > 1
 }
 

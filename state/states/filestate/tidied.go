@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/brinesalt/brine/internal/py"
@@ -185,22 +184,22 @@ func (o *tidyOpts) walk(top string) []string {
 }
 
 func (o *tidyOpts) candidate(p, elem string, today time.Time) bool {
-	var st syscall.Stat_t
 	del := true
 	size := int64(0)
 	if isLink(p) {
 		del = o.rmlinks
-		if syscall.Lstat(p, &st) != nil {
+		if _, err := os.Lstat(p); err != nil {
 			return false
 		}
 	} else {
-		if syscall.Stat(p, &st) != nil {
+		fi, err := os.Stat(p)
+		if err != nil {
 			return false
 		}
-		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		if fi.IsDir() {
 			del = o.rmdirs
 		} else {
-			size = st.Size
+			size = fi.Size()
 		}
 	}
 	fs, err := file.Stats(p, "", !isLink(p))

@@ -124,7 +124,7 @@ func (r *JobRegistry) Signal(j Job, sig syscall.Signal) string {
 		j.Cancel(ErrSignalled)
 		return sent
 	}
-	if err := syscall.Kill(j.Pid, sig); err != nil {
+	if err := kill(j.Pid, sig); err != nil {
 		r.remove(j.JID)
 		return "Job " + j.JID + " was not running and job data has been cleaned up"
 	}

@@ -1,0 +1,2 @@
+// Package winetest is empty in Windows builds; see winetest.go.
+package winetest

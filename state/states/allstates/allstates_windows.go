@@ -1,0 +1,6 @@
+package allstates
+
+// The Windows state modules.
+import (
+	_ "github.com/brinesalt/brine/state/states/regstate"
+)
