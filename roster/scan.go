@@ -111,7 +111,6 @@ func (s *Scan) Targets(ctx context.Context, tgt, tgtType string) ([]Target, erro
 		return nil, errs[0]
 	}
 	var out []Target
-	var entries []Entry
 	for i, a := range addrs {
 		if open[i] == 0 {
 			continue
@@ -120,7 +119,6 @@ func (s *Scan) Targets(ctx context.Context, tgt, tgtType string) ([]Target, erro
 		own := []field{{key: "host", val: id}, {key: "port", val: open[i]}}
 		t, _ := buildTarget(id, mergeFields(defaults, own), s.cfg.Options)
 		out = append(out, t)
-		entries = append(entries, Entry{ID: id, Target: t})
 	}
 	return out, nil
 }
