@@ -159,8 +159,8 @@ type prepared struct {
 	timeoutText string
 	cred        procCred
 	// cmdline is the command line passed as written (cmd.exe /c …
-	// on Windows); "" builds it from argv.
-	cmdline  string
+	// on Windows); "" builds it from argv. Only runas_windows.go sets it.
+	cmdline  string //lint:ignore U1000 read and written on Windows (runas_windows.go)
 	umask    int
 	success  []int
 	okStdout []string

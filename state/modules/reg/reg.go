@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/py"
 	"github.com/brinesalt/brine/state/modules"
 )
@@ -156,12 +155,4 @@ func Equal(a, b any) bool {
 		return true
 	}
 	return a == b
-}
-
-// readResult is read_value's return dict in Salt's key order.
-func readResult(hive, key, vname string, named bool) *ordered.Map {
-	if !named {
-		vname = "(Default)"
-	}
-	return ordered.FromPairs("hive", hive, "key", key, "vname", vname, "vdata", nil, "vtype", nil, "success", true)
 }

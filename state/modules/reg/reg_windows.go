@@ -444,3 +444,11 @@ func deleteKey(root registry.Key, path string, wow uint32) error {
 func deleteKeyRecursiveFn(_ context.Context, c *modules.Call) (any, error) {
 	return DeleteKeyRecursive(c.Str("hive"), c.Str("key"), view(c))
 }
+
+// readResult is read_value's return dict in Salt's key order.
+func readResult(hive, key, vname string, named bool) *ordered.Map {
+	if !named {
+		vname = "(Default)"
+	}
+	return ordered.FromPairs("hive", hive, "key", key, "vname", vname, "vdata", nil, "vtype", nil, "success", true)
+}
