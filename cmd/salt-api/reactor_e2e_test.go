@@ -11,8 +11,10 @@ import (
 
 // TestE2EWebhookReaction posts to salt-api's /hook/deploy as a CI system
 // would; the event salt/netapi/hook/deploy runs a reaction that applies
-// a state on the minion with the posted build number, and a runner
-// reaction that is stored in the job cache as run by "Reactor".
+// a state on the minion with the posted build number, an orchestration
+// (runner.state.orchestrate) whose salt.state step rolls the build out,
+// and a runner reaction that is stored in the job cache as run by
+// "Reactor".
 func TestE2EWebhookReaction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemons")
@@ -33,6 +35,22 @@ func TestE2EWebhookReaction(t *testing.T) {
       - pillar: {build: {{ data['post']['build'] }}}
 count_up:
   runner.manage.up: []
+orchestrate_release:
+  runner.state.orchestrate:
+    - args:
+      - mods: orch.release
+      - pillar: {build: {{ data['post']['build'] }}}
+`,
+		"orch/release.sls": `roll_out:
+  salt.state:
+    - tgt: m1
+    - sls: rolled
+    - pillar: {build: {{ pillar['build'] }}}
+`,
+		"rolled.sls": `rolled:
+  file.managed:
+    - name: {{ opts['cachedir'] }}/rolled
+    - contents: "orchestrated build {{ pillar['build'] }}"
 `,
 		"deploy.sls": `release:
   file.managed:
@@ -53,6 +71,10 @@ count_up:
 	eventually(t, "the state the webhook's reaction applied", func() bool {
 		b, err := os.ReadFile(release)
 		return err == nil && strings.TrimSpace(string(b)) == "build 42"
+	})
+	eventually(t, "the orchestration the webhook's reaction ran", func() bool {
+		b, err := os.ReadFile(filepath.Join(a.Dir, "minion-m1", "cache", "rolled"))
+		return err == nil && strings.TrimSpace(string(b)) == "orchestrated build 42"
 	})
 	eventually(t, "the runner reaction in the job cache", func() bool {
 		out, _ := a.Run("salt-run", "jobs.list_jobs", "search_function=runner.manage.up", "--out", "json")
