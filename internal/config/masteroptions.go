@@ -78,6 +78,10 @@ var masterOptions = withShared([]Option[Master]{
 	seconds("request_server_ttl", time.Second, 0, "master", func(m *Master) any { return &m.RequestServerTTL }),
 	typed("keysize", KindInt, 2048, "master", func(m *Master) any { return &m.KeySize }),
 	raw[Master]("minion_data_cache", KindBool, "master"),
+	// salt-ssh --relay (Brine's own options, docs/RELAY.md).
+	raw[Master]("ssh_relay", KindBool, "sshexec/sshrun"),
+	raw[Master]("ssh_relay_port", KindInt, "sshexec/sshrun"),
+	raw[Master]("ssh_relay_transport", KindString, "sshexec/sshrun"),
 	// Syndic trees (master/syndic.go on the upper master, syndic/ on the
 	// syndic node, which reads its syndic_* options from this file).
 	raw[Master]("order_masters", KindBool, "master"),
