@@ -110,6 +110,7 @@ func TestSaltfileDests(t *testing.T) {
 		"regen_thin":               "regen-thin",
 		"ssh_run_pre_flight":       "pre-flight",
 		"ssh_relay":                "relay",
+		"cli_summary":              "summary",
 		"ssh_remote_port_forwards": "remote-port-forwards",
 		"ssh_options":              "ssh-option",
 		"ssh_priv":                 "priv",

@@ -35,7 +35,8 @@ var saltfileDests = map[string]string{
 	"rand_thin_dir":            "rand-thin-dir",
 	"regen_thin":               "regen-thin",
 	"ssh_run_pre_flight":       "pre-flight",
-	"ssh_relay":                "relay", // Brine's own (docs/RELAY.md)
+	"ssh_relay":                "relay",   // Brine's own (docs/RELAY.md)
+	"cli_summary":              "summary", // salt's --summary dest (salt/utils/parsers.py)
 	"ssh_remote_port_forwards": "remote-port-forwards",
 	"ssh_options":              "ssh-option",
 	"ssh_priv":                 "priv",

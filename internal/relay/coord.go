@@ -82,6 +82,7 @@ type Coordinator struct {
 	ctrl    int // controller chunks in flight
 	stats   Stats
 	closed  bool
+	recheck *time.Timer // schedule again after readyGrace (schedule.go)
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -113,6 +114,7 @@ type member struct {
 	listening      bool
 	heard          bool // listen or nolisten arrived
 	ready          bool // the agent reported what it holds
+	joined         time.Time
 	stdin          io.WriteCloser
 	want           []string
 	files          map[string]bool // file sum → done
@@ -199,7 +201,7 @@ type Peer struct {
 func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 	h := Header{Key: c.key, ChunkSize: c.opts.ChunkSize}
 	m := &member{id: p.ID, host: p.Host, stdin: p.Stdin, files: map[string]bool{}, have: map[string]bool{},
-		pending: map[string]assignment{}, alive: true, failedBy: map[*member]bool{}, unreach: map[*member]bool{},
+		pending: map[string]assignment{}, alive: true, joined: time.Now(), failedBy: map[*member]bool{}, unreach: map[*member]bool{},
 		sendq: make(chan string, c.opts.MaxPending+2), quit: make(chan struct{}), finished: make(chan struct{})}
 	seen := map[string]bool{}
 	for sum, path := range p.Files {

@@ -41,6 +41,10 @@ func (c *Coordinator) fill(m *member) {
 			fromCtrl = append(fromCtrl, h)
 		}
 	}
+	if len(fromCtrl) > 0 && c.inventoryPending() {
+		c.recheckLater()
+		return
+	}
 	for _, h := range fromCtrl {
 		if len(m.pending) >= c.opts.MaxPending || c.ctrl >= c.opts.ControllerStreams {
 			return
@@ -85,4 +89,37 @@ func (c *Coordinator) anySource(m *member, cs *chunkState) bool {
 		}
 	}
 	return false
+}
+
+// readyGrace is how long the controller holds back its own copies while
+// a host that has joined has not yet reported the chunks it holds: a
+// rerun's hosts report what they verified last time, and a chunk sent
+// from the controller before that report would cross the uplink again.
+// A host that never reports stops holding the others back after it.
+const readyGrace = 3 * time.Second
+
+// inventoryPending reports whether a live host joined less than
+// readyGrace ago and has not said what it holds; c.mu is held.
+func (c *Coordinator) inventoryPending() bool {
+	for _, m := range c.members {
+		if m.alive && !m.ready && time.Since(m.joined) < readyGrace {
+			return true
+		}
+	}
+	return false
+}
+
+// recheckLater runs schedule again once readyGrace has passed, so a host
+// that never reports does not leave the others waiting on the next
+// event; c.mu is held.
+func (c *Coordinator) recheckLater() {
+	if c.recheck != nil {
+		return
+	}
+	c.recheck = time.AfterFunc(readyGrace, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.recheck = nil
+		c.schedule()
+	})
 }
