@@ -185,28 +185,18 @@ func update(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, nil
 	}
 	data := ordered.New()
-	funs.Range(func(k, v any) bool {
-		alias := ordered.KeyString(k)
-		d := parseDefinition(ordered.DeepCopy(v))
-		name := d.name
-		if name == "" {
-			name = alias
-		}
-		if !available(env, name) {
-			return true
-		}
+	eachUsable(env, funs, func(alias, name string, _ any, d functionDef) {
 		res, err := env.Run(ctx, name, d.args, d.kwargs)
 		if err != nil {
 			env.Log.Error(fmt.Sprintf("Function %s in mine.update failed to execute", name))
 			env.Log.Debug("Error", logattr.Err, err)
-			return true
+			return
 		}
 		if d.acl.Has("allow_tgt") {
 			data.Set(alias, wrapACL(res, d.acl))
 		} else {
 			data.Set(alias, res)
 		}
-		return true
 	})
 	return store(ctx, env, data, c.Bool("clear"))
 }
@@ -362,6 +352,22 @@ func valid(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, nil
 	}
 	out := ordered.New()
+	eachUsable(env, funs, func(alias, _ string, v any, d functionDef) {
+		if d.name == "" {
+			out.Set(alias, v)
+			return
+		}
+		args := append([]any{}, d.args...)
+		d.kwargs.Range(func(k, v any) bool { args = append(args, ordered.FromPairs(k, v)); return true })
+		out.Set(alias, ordered.FromPairs(d.name, args))
+	})
+	return out, nil
+}
+
+// eachUsable calls fn for each mine_functions entry, in order, whose
+// function this minion has: its alias, the function's name (the alias
+// when the definition names none), the definition as written and parsed.
+func eachUsable(env *modules.Env, funs *ordered.Map, fn func(alias, name string, raw any, d functionDef)) {
 	funs.Range(func(k, v any) bool {
 		alias := ordered.KeyString(k)
 		d := parseDefinition(ordered.DeepCopy(v))
@@ -369,17 +375,9 @@ func valid(ctx context.Context, c *modules.Call) (any, error) {
 		if name == "" {
 			name = alias
 		}
-		if !available(env, name) {
-			return true
+		if available(env, name) {
+			fn(alias, name, v, d)
 		}
-		if d.name == "" {
-			out.Set(alias, v)
-			return true
-		}
-		args := append([]any{}, d.args...)
-		d.kwargs.Range(func(k, v any) bool { args = append(args, ordered.FromPairs(k, v)); return true })
-		out.Set(alias, ordered.FromPairs(d.name, args))
 		return true
 	})
-	return out, nil
 }
