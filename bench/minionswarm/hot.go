@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brinesalt/brine/bench/internal/swarm"
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -25,7 +26,7 @@ import (
 // once; the table gives the medians of publish → last return and each
 // master's ratio to the single master.
 func hotSwarm(n int, keydir, workdir string, pings, workers, ramp, masters int) error {
-	ks, err := keys(keydir, n)
+	ks, err := swarm.Keys(keydir, n)
 	if err != nil {
 		return err
 	}

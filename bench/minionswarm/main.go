@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"crypto/rsa"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -25,10 +24,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/bench/internal/swarm"
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -109,7 +108,7 @@ func run() int {
 			continue
 		}
 		for _, jc := range runs {
-			if err := swarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {
+			if err := runSwarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -148,46 +147,11 @@ func raiseNoFile() {
 	}
 }
 
-func keys(dir string, n int) ([]*rsa.PrivateKey, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	out := make([]*rsa.PrivateKey, n)
-	var wg sync.WaitGroup
-	var firstErr atomic.Value
-	sem := make(chan struct{}, runtime.NumCPU())
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			path := filepath.Join(dir, fmt.Sprintf("m%05d.pem", i))
-			if k, err := crypt.LoadPrivateKey(path, ""); err == nil {
-				out[i] = k
-				return
-			}
-			k, err := crypt.GenerateKey(2048)
-			if err != nil {
-				firstErr.Store(err)
-				return
-			}
-			_ = crypt.WriteFileAtomic(path, crypt.EncodePrivateKey(k), 0o600)
-			out[i] = k
-		}()
-	}
-	wg.Wait()
-	if err, ok := firstErr.Load().(error); ok {
-		return nil, err
-	}
-	return out, nil
-}
-
-func swarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string, jc *cacheRun) error {
+func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string, jc *cacheRun) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
-	ks, err := keys(keydir, n)
+	ks, err := swarm.Keys(keydir, n)
 	if err != nil {
 		return err
 	}

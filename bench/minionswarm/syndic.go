@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brinesalt/brine/bench/internal/swarm"
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -29,7 +30,7 @@ import (
 func treeSwarm(n, k int, keydir, workdir string, pings, workers int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ks, err := keys(keydir, n+k)
+	ks, err := swarm.Keys(keydir, n+k)
 	if err != nil {
 		return err
 	}
