@@ -10,19 +10,12 @@ import (
 
 	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/minedata"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/target"
-)
-
-// Mine entries a minion stores with an allow_tgt ACL are wrapped as
-// {__data__: value, __saltmine_acl__: 1, allow_tgt, allow_tgt_type}
-// (salt/utils/mine.py).
-const (
-	mineACLID   = "__saltmine_acl__"
-	mineACLData = "__data__"
 )
 
 func (m *Master) minePath(id string) string {
@@ -130,7 +123,7 @@ func (m *Master) onMineFlush(id string) any {
 func (m *Master) onMineGet(id string, load *ordered.Map) any {
 	empty := ordered.New()
 	tgt, okT := load.Get("tgt")
-	funs, multi, okF := mineFuns(load.Value("fun"))
+	funs, multi, okF := minedata.Funcs(load.Value("fun"))
 	if !okT || !okF || !pki.ValidID(m.o.PKIDir, id) {
 		return empty
 	}
@@ -146,20 +139,9 @@ func (m *Master) onMineGet(id string, load *ordered.Map) any {
 	for _, minion := range ids {
 		mine := m.loadMine(minion)
 		for _, fun := range funs {
-			v, ok := m.mineValue(mine, fun, id)
-			if !ok {
-				continue
+			if v, ok := m.mineValue(mine, fun, id); ok {
+				minedata.Add(ret, multi, minion, fun, v)
 			}
-			if !multi {
-				ret.Set(minion, v)
-				continue
-			}
-			per, _ := ret.Value(fun).(*ordered.Map)
-			if per == nil {
-				per = ordered.New()
-				ret.Set(fun, per)
-			}
-			per.Set(minion, v)
 		}
 	}
 	return ret
@@ -173,12 +155,12 @@ func (m *Master) mineValue(mine *ordered.Map, fun, requester string) (any, bool)
 	if !ok {
 		return nil, false
 	}
-	entry, isMap := v.(*ordered.Map)
-	if !isMap || !entry.Has(mineACLID) {
-		return v, true
+	data, acl := minedata.Unwrap(v)
+	if acl == nil {
+		return data, true
 	}
-	if allow, ok := entry.Get("allow_tgt"); ok {
-		kindName, _ := entry.Value("allow_tgt_type").(string)
+	if allow, ok := acl.Get("allow_tgt"); ok {
+		kindName, _ := acl.Value("allow_tgt_type").(string)
 		kind, err := target.ParseKind(cmp.Or(kindName, "glob"))
 		if err != nil {
 			return nil, false
@@ -188,30 +170,7 @@ func (m *Master) mineValue(mine *ordered.Map, fun, requester string) (any, bool)
 			return nil, false
 		}
 	}
-	return entry.Value(mineACLData), true
-}
-
-// mineFuns splits the requested functions; multi is Salt's _ret_dict.
-func mineFuns(v any) (funs []string, multi, ok bool) {
-	switch x := v.(type) {
-	case string:
-		seen := map[string]bool{}
-		for _, f := range strings.Split(x, ",") {
-			if !seen[f] {
-				seen[f] = true
-				funs = append(funs, f)
-			}
-		}
-		return funs, len(funs) > 1, true
-	case []any:
-		for _, f := range x {
-			if s, ok := f.(string); ok {
-				funs = append(funs, s)
-			}
-		}
-		return funs, true, true
-	}
-	return nil, false, false
+	return data, true
 }
 
 // mineAllowed applies the master's mine_get ACL: without one every

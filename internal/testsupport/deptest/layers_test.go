@@ -26,6 +26,8 @@ var layers = []struct {
 	{"internal/winsession", 0},
 	// The value model and Salt's YAML.
 	{"internal/ordered", 1}, {"internal/saltyaml", 2},
+	// The stored shape of mine data, shared by the master and the masterless minion.
+	{"internal/minedata", 2},
 	// Wire formats and process plumbing.
 	{"internal/protocol", 3}, {"internal/logging", 3}, {"internal/shutdown", 3}, {"internal/httpget", 3},
 	// Domain cores: crypto, matchers, templates, the compiler.

@@ -9,19 +9,12 @@ package mine
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/brinesalt/brine/internal/logattr"
+	"github.com/brinesalt/brine/internal/minedata"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/state/modules"
 	"github.com/brinesalt/brine/state/target"
-)
-
-// ACL wrapping of an entry stored with allow_tgt (salt/utils/mine.py).
-const (
-	aclID      = "__saltmine_acl__"
-	aclVersion = 1
-	aclData    = "__data__"
 )
 
 func init() {
@@ -136,13 +129,6 @@ func parseDefinition(v any) functionDef {
 	return d
 }
 
-// wrapACL is salt.utils.mine.wrap_acl_structure.
-func wrapACL(data any, acl *ordered.Map) *ordered.Map {
-	out := ordered.FromPairs(aclData, data, aclID, aclVersion)
-	acl.Range(func(k, v any) bool { out.Set(k, v); return true })
-	return out
-}
-
 // available is _mine_function_available.
 func available(env *modules.Env, fun string) bool {
 	if _, err := env.Registry.Lookup(env, fun); err != nil {
@@ -193,7 +179,7 @@ func update(ctx context.Context, c *modules.Call) (any, error) {
 			return
 		}
 		if d.acl.Has("allow_tgt") {
-			data.Set(alias, wrapACL(res, d.acl))
+			data.Set(alias, minedata.WrapACL(res, d.acl))
 		} else {
 			data.Set(alias, res)
 		}
@@ -230,7 +216,7 @@ func send(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	data := ordered.New()
 	if acl.Has("allow_tgt") {
-		data.Set(name, wrapACL(res, acl))
+		data.Set(name, minedata.WrapACL(res, acl))
 	} else {
 		data.Set(name, res)
 	}
@@ -278,45 +264,16 @@ func localGet(ctx context.Context, env *modules.Env, tgt, fun any, tgtType strin
 	if !isMap {
 		return ret, nil
 	}
-	var funs []string
-	multi := false
-	switch x := fun.(type) {
-	case string:
-		seen := map[string]bool{}
-		for _, f := range strings.Split(x, ",") {
-			if !seen[f] {
-				seen[f] = true
-				funs = append(funs, f)
-			}
-		}
-		multi = len(funs) > 1
-	case []any:
-		for _, f := range x {
-			funs = append(funs, ordered.KeyString(f))
-		}
-		multi = true
-	default:
+	funs, multi, ok := minedata.Funcs(fun)
+	if !ok {
 		return ret, nil
 	}
 	id := minionID(env)
 	for _, f := range funs {
-		v, ok := data.Get(f)
-		if !ok {
-			continue
+		if v, ok := data.Get(f); ok {
+			v, _ = minedata.Unwrap(v)
+			minedata.Add(ret, multi, id, f, v)
 		}
-		if m, isACL := v.(*ordered.Map); isACL && m.Has(aclID) {
-			v = m.Value(aclData)
-		}
-		if !multi {
-			ret.Set(id, v)
-			continue
-		}
-		per, _ := ret.Value(f).(*ordered.Map)
-		if per == nil {
-			per = ordered.New()
-			ret.Set(f, per)
-		}
-		per.Set(id, v)
 	}
 	return ret, nil
 }
