@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/thin/frame"
 )
 
@@ -267,7 +268,7 @@ func TestProbeDeployLine(t *testing.T) {
 	kernel, machine, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	zstd, err := exec.LookPath("zstd")
 	if err != nil {
-		t.Skip("zstd not installed")
+		testhosts.Skip(t, "zstd not installed")
 	}
 	onlyZstd := t.TempDir()
 	if err := os.Symlink(zstd, filepath.Join(onlyZstd, "zstd")); err != nil {

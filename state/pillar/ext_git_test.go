@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/compile"
 	"github.com/brinesalt/brine/state/fileclient"
 )
@@ -23,7 +24,7 @@ type gitRepo struct {
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		testhosts.Skip(t, "git not installed")
 	}
 	r := &gitRepo{t: t, dir: t.TempDir()}
 	r.run("init", "-q", "-b", "master")

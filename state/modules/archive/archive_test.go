@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -73,7 +74,7 @@ func srcTree(t *testing.T) string {
 
 func TestTarAndList(t *testing.T) {
 	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skip("no tar")
+		testhosts.Skip(t, "no tar")
 	}
 	dir := srcTree(t)
 	env := newEnv(nil)

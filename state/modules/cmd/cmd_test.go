@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -243,9 +244,7 @@ func mustJSON(v any) string {
 }
 
 func TestRunas(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("runas needs root")
-	}
+	testhosts.RequireRoot(t, "runas")
 	got, _ := call(t, "cmd.run", []any{"id -un; echo $HOME $USER"}, job("runas", "nobody"))
 	u, err := lookupRunas("nobody", "", "")
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os/exec"
 	"testing"
+
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
 
 func TestParseRouteGet(t *testing.T) {
@@ -25,7 +27,7 @@ func TestParseRouteGet(t *testing.T) {
 		t.Error("garbage parsed")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip(8)")
+		testhosts.Skip(t, "no ip(8)")
 	}
 	got, err := newEnv().Run(context.Background(), "network.get_route", []any{"127.0.0.1"}, nil)
 	if b, _ := json.Marshal(got); err != nil || string(b) != `{"destination":"127.0.0.1","gateway":null,"interface":"lo","source":"127.0.0.1"}` {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -111,7 +112,7 @@ func TestLive(t *testing.T) {
 		t.Errorf("pid = %q", p)
 	}
 	if _, err := os.Stat("/proc/self"); err != nil {
-		t.Skip("no /proc")
+		testhosts.Skip(t, "no /proc")
 	}
 	up, _ := e.Run(ctx, "status.uptime", nil, nil)
 	if s, _ := up.(*ordered.Map).Value("seconds").(int); s <= 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -102,7 +103,7 @@ func TestLive(t *testing.T) {
 		t.Error("empty zonecode")
 	}
 	if _, err := os.Stat("/etc/timezone"); err != nil {
-		t.Skip("no /etc/timezone")
+		testhosts.Skip(t, "no /etc/timezone")
 	}
 	if z, err := env.Run(ctx, "timezone.get_zone", nil, nil); err != nil || z == "" {
 		t.Errorf("get_zone = %v, %v", z, err)

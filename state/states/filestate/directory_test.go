@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/states"
 )
 
@@ -151,9 +152,7 @@ func TestRename(t *testing.T) {
 }
 
 func TestDirectoryOwnership(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("ownership needs root")
-	}
+	testhosts.RequireRoot(t, "ownership")
 	h := newHarness(t)
 	d := h.p("owned")
 	writeFile(t, h.p("owned/f"), "x", 0o644)

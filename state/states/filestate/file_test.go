@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/fileclient"
 	"github.com/brinesalt/brine/state/keyword"
 	"github.com/brinesalt/brine/state/modules"
@@ -263,9 +264,7 @@ func TestManagedModeAndOwner(t *testing.T) {
 	if m := modeOf(t, deep); m != "0640" {
 		t.Errorf("file mode = %s", m)
 	}
-	if os.Getuid() != 0 {
-		t.Skip("ownership needs root")
-	}
+	testhosts.RequireRoot(t, "ownership")
 	h.check(
 		step{"file.managed", false, []any{"name", f, "contents", "x", "user", "nobody", "group", "nogroup"}, states.True, "",
 			`{"user":"nobody","group":"nogroup"}`},
