@@ -229,7 +229,7 @@ func (m *Master) minionRunner(ctx context.Context, id string, load *ordered.Map)
 		return empty
 	}
 	args, _ := load.Value("arg").([]any)
-	pos, kw := splitKwargs(parseInput(args, noParse(load)))
+	pos, kw := saltyaml.SplitKwargs(parseInput(args, noParse(load)))
 	ret, err := m.runRunner(ctx, m.newJID(ctx), fun, pos, kw, "", true)
 	var nr *NoRunnerError
 	if errors.As(err, &nr) {
@@ -299,22 +299,4 @@ func parseInput(args []any, noParse []string) []any {
 func isKwargString(s string) bool {
 	_, _, ok := saltyaml.ParseKwarg(s)
 	return ok
-}
-
-// splitKwargs takes the trailing {"__kwarg__": True} mapping off as the
-// runner's keyword arguments.
-func splitKwargs(args []any) ([]any, *ordered.Map) {
-	kw := ordered.New()
-	if n := len(args); n > 0 {
-		if d, ok := args[n-1].(*ordered.Map); ok && d.Value("__kwarg__") == true {
-			d.Range(func(k, v any) bool {
-				if k != "__kwarg__" {
-					kw.Set(k, v)
-				}
-				return true
-			})
-			return args[:n-1], kw
-		}
-	}
-	return args, kw
 }

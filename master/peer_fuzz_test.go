@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/saltyaml"
 )
 
 // FuzzPeerArgs feeds a minion's publish arguments through parse_input:
@@ -19,7 +20,7 @@ func FuzzPeerArgs(f *testing.F) {
 				t.Fatalf("a keyword mapping before the end: %v", out)
 			}
 		}
-		pos, kw := splitKwargs(out)
+		pos, kw := saltyaml.SplitKwargs(out)
 		if !kw.Has("z") || len(pos) == 0 || pos[len(pos)-1] != 3 {
 			t.Fatalf("parse_input lost arguments: %v", out)
 		}

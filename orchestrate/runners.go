@@ -9,7 +9,6 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
-	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/state/apply"
 	"github.com/brinesalt/brine/state/modules"
@@ -67,25 +66,12 @@ var (
 		opt("pillarenv", nil), opt("pillar_enc", nil)}}}
 )
 
-// bind matches the runner's arguments to its signature. salt-run hands
-// the master its arguments as typed; Salt's runner client reads each
-// through yamlify_arg (salt/utils/args.py parse_input), so strings are
-// read here the same way.
+// bind matches the runner's arguments to its signature. They arrive
+// typed: salt-run reads its command line through parse_input as
+// salt/runner.py does, and salt-api, the reactor and salt.runner pass
+// what they were given.
 func bind(f *modules.Function, args []any, kw *ordered.Map) (*modules.Call, error) {
-	pa := make([]any, len(args))
-	for i, a := range args {
-		pa[i] = yamlify(a)
-	}
-	k := ordered.New()
-	kw.Range(func(key, v any) bool { k.Set(key, yamlify(v)); return true })
-	return f.Bind(nil, pa, k)
-}
-
-func yamlify(v any) any {
-	if s, ok := v.(string); ok {
-		return saltyaml.ParseCLIArg(s)
-	}
-	return v
+	return f.Bind(nil, args, kw)
 }
 
 func pillarArg(c *modules.Call) (*ordered.Map, error) {

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/py"
+	"github.com/brinesalt/brine/internal/saltyaml"
 	"github.com/brinesalt/brine/internal/shutdown"
 	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/output"
@@ -37,8 +37,6 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-var kwargRE = regexp.MustCompile(`^([^\d\W][\w.-]*)=(?:[^=]|$)`)
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("salt-run", pflag.ContinueOnError)
@@ -67,16 +65,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	fun := rest[0]
-	var pos []any
-	kw := ordered.New()
-	for _, a := range rest[1:] {
-		if kwargRE.MatchString(a) {
-			k, v, _ := strings.Cut(a, "=")
-			kw.Set(k, v)
-			continue
-		}
-		pos = append(pos, a)
-	}
+	// salt/runner.py Runner.run reads the arguments through parse_input,
+	// then load_args_and_kwargs: "limit=5" is the integer 5, a job id
+	// stays its digits.
+	pos, kw := saltyaml.SplitKwargs(saltyaml.ConditionedInput(rest[1:]))
 	cl, err := master.Dial(ctx, mo.LocalSocket())
 	if err != nil {
 		fmt.Fprintln(stderr, err)

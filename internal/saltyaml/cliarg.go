@@ -175,6 +175,25 @@ func ConditionedInput(args []string, noParse ...string) []any {
 	return append(out, d)
 }
 
+// SplitKwargs is the half of salt.minion.load_args_and_kwargs that takes
+// the trailing {"__kwarg__": True} mapping ConditionedInput appends off
+// the positional arguments as the keyword arguments. kw is never nil.
+func SplitKwargs(args []any) (pos []any, kw *ordered.Map) {
+	kw = ordered.New()
+	if n := len(args); n > 0 {
+		if d, ok := args[n-1].(*ordered.Map); ok && d.Value("__kwarg__") == true {
+			d.Range(func(k, v any) bool {
+				if k != "__kwarg__" {
+					kw.Set(k, v)
+				}
+				return true
+			})
+			return args[:n-1], kw
+		}
+	}
+	return args, kw
+}
+
 // longInt returns the decimal literal raw instead of v when YAML read an
 // integer too long for int64 as a float.
 func longInt(v any, raw string) any {
