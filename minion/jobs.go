@@ -109,7 +109,9 @@ func (m *Minion) execute(ctx context.Context, jid, fun string, args []any, kw *o
 	if m.o.Execute != nil {
 		return m.o.Execute(ctx, fj)
 	}
-	return thin.Execute(ctx, fj, m.jobOptions(ctx, g))
+	o := m.jobOptions(ctx, g)
+	o.Logger = o.Logger.With(logattr.JID, jid)
+	return thin.Execute(ctx, fj, o)
 }
 
 // jobOptions gives a job the minion's grains, the master's file server
@@ -120,7 +122,7 @@ func (m *Minion) execute(ctx context.Context, jid, fun string, args []any, kw *o
 func (m *Minion) jobOptions(ctx context.Context, g *ordered.Map) thin.Options {
 	o := thin.Options{Gather: func(context.Context, coregrains.GatherOptions) (*ordered.Map, error) {
 		return g.Copy(), nil
-	}, Minion: m}
+	}, Minion: m, Logger: m.log}
 	if fc, _ := m.opts.Value("file_client").(string); fc != "local" {
 		o.Files = m.FileClient(ctx)
 		o.Pillar = m.PillarSource(g)

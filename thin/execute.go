@@ -39,6 +39,10 @@ type Options struct {
 	// Log receives log lines at the job's log_level option (default
 	// quiet, as salt-ssh runs salt-call with -l quiet).
 	Log io.Writer
+	// Logger, when set, receives the job's log lines instead of Log: a
+	// minion's jobs log to the minion's own log, as Salt's jobs log
+	// through the minion's logging.
+	Logger *slog.Logger
 	// Files serves salt:// URLs to the job; nil means the files shipped
 	// with the job, then the file_roots option. A minion passes the
 	// master's file server (state/fileclient.RemoteClient).
@@ -102,7 +106,10 @@ func (o Options) env(ctx context.Context, job *frame.Job) *modules.Env {
 	if job.ID != "" {
 		opts.Set("id", job.ID)
 	}
-	log := newLogger(o.Log, opts)
+	log := o.Logger
+	if log == nil {
+		log = newLogger(o.Log, opts)
+	}
 	load := func() *ordered.Map {
 		g := o.grains(ctx, opts, log)
 		coregrains.Overlay(g, job.Grains)
