@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,7 +31,7 @@ const dest = "/tmp/release.bin"
 
 type config struct {
 	hosts, par, mib             int
-	bin, rate                   string
+	bin, rate, tools            string
 	reps, pushReps, ansibleReps int
 	timeout                     time.Duration
 	rateBits                    float64
@@ -46,6 +47,7 @@ func main() {
 	flag.IntVar(&c.reps, "reps", 3, "first/second run pairs of Brine relay")
 	flag.IntVar(&c.pushReps, "push-reps", 1, "first/second run pairs of the tools that push every byte")
 	flag.IntVar(&c.ansibleReps, "ansible-reps", 1, "first/second run pairs of Ansible (when installed)")
+	flag.StringVar(&c.tools, "tools", "relay,push,rsync,ansible", "the tools to run, so one size's table can be split over runs that each fit the bench lock's 10 minutes")
 	flag.DurationVar(&c.timeout, "timeout", 15*time.Minute, "bound on every run")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,6 +56,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "relaypush:", err)
 		os.Exit(1)
 	}
+}
+
+// runs reports whether -tools names the tool.
+func (c config) runs(tool string) bool {
+	return slices.Contains(strings.Split(c.tools, ","), tool)
 }
 
 var rateRE = regexp.MustCompile(`^([0-9.]+)(bit|kbit|mbit|gbit)$`)
@@ -109,7 +116,9 @@ func run(ctx context.Context, c config) (err error) {
 	rsync := &sshside.Tool{Name: "rsync over ssh, xargs -P", Reps: c.pushReps, Reset: reset, Peer: true,
 		Next: func() (sshside.Command, func()) { return rsyncCommand(e, ips, c.par), nil }}
 	tools := []*sshside.Tool{relay, push, rsync}
-	if _, err := os.Stat("/usr/bin/ansible-playbook"); err == nil {
+	switch _, err := os.Stat("/usr/bin/ansible-playbook"); {
+	case !c.runs("ansible"):
+	case err == nil:
 		play := filepath.Join(e.Work, "ansible", "release.yml")
 		ansible := &sshside.Tool{Name: "Ansible ansible-playbook (copy)", Reps: c.ansibleReps, Reset: reset,
 			Next: func() (sshside.Command, func()) {
@@ -117,8 +126,13 @@ func run(ctx context.Context, c config) (err error) {
 				return cmd, func() { sshside.CloseMasters(context.Background(), controlDir) }
 			}}
 		tools = append(tools, ansible)
-	} else {
+	default:
 		tools = append(tools, &sshside.Tool{Name: "Ansible ansible-playbook (copy)", Skip: "not installed on this machine"})
+	}
+	for name, t := range map[string]*sshside.Tool{"relay": relay, "push": push, "rsync": rsync} {
+		if !c.runs(name) {
+			t.Skip = "not in -tools this run"
+		}
 	}
 	cerr := sshside.Compare(ctx, e, tools, c.timeout)
 	limit := time.Duration(float64(c.mib<<20) * 8 / c.rateBits * float64(time.Second))

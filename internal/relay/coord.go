@@ -84,6 +84,15 @@ type Coordinator struct {
 	closed  bool
 	recheck *time.Timer // schedule again after readyGrace (schedule.go)
 
+	// The scheduler's queues (schedule.go).
+	dirty      []*member      // hosts to fill
+	ctrlWait   []*member      // hosts waiting for a controller stream
+	freedSrcs  []*member      // hosts that gave back a serve slot
+	newHolders []*chunkHolder // hosts that just verified a chunk
+	ctrlFree   bool           // a controller stream came free
+	sweep      bool           // fill every host (someone left or failed)
+	unready    int            // live hosts that have not reported ready
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -102,6 +111,21 @@ type chunkState struct {
 	n    int
 	// on holds the members that have or are receiving the chunk.
 	on map[*member]bool
+	// holders are the listening members that verified it, in that
+	// order (some may have left since: usable tells); next is where
+	// bestSource looks first.
+	holders []*member
+	next    int
+	// waiters want it while every holder is busy (schedule.go).
+	waiters []*member
+	waiting map[*member]bool
+}
+
+// chunkHolder is a host that just verified a chunk, whose serve slots
+// go to the chunk's waiters.
+type chunkHolder struct {
+	cs  *chunkState
+	src *member
 }
 
 type assignment struct {
@@ -127,6 +151,8 @@ type member struct {
 	unreach        map[*member]bool
 	peerOK         int
 	complete       bool
+	dirty          bool // queued in Coordinator.dirty
+	ctrlWaiting    bool // queued in Coordinator.ctrlWait
 	sendq          chan string
 	quit           chan struct{} // closed when the member leaves
 	finished       chan struct{}
@@ -176,7 +202,7 @@ func (c *Coordinator) manifest(sum, path string) (File, error) {
 		defer c.mu.Unlock()
 		for i, h := range lf.f.Chunks {
 			if _, ok := c.chunks[h]; !ok {
-				c.chunks[h] = &chunkState{hash: h, path: lf.path, off: int64(i) * int64(c.opts.ChunkSize), n: int(lf.f.ChunkLen(i, c.opts.ChunkSize)), on: map[*member]bool{}}
+				c.chunks[h] = &chunkState{hash: h, path: lf.path, off: int64(i) * int64(c.opts.ChunkSize), n: int(lf.f.ChunkLen(i, c.opts.ChunkSize)), on: map[*member]bool{}, waiting: map[*member]bool{}}
 			}
 		}
 	})
@@ -234,6 +260,7 @@ func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 		return errors.New("relay run is over")
 	}
 	c.members = append(c.members, m)
+	c.unready++
 	c.mu.Unlock()
 	c.wg.Add(2)
 	go c.send(m)
@@ -243,6 +270,7 @@ func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 	case <-ctx.Done():
 		c.mu.Lock()
 		c.kill(m, context.Cause(ctx))
+		c.schedule()
 		c.mu.Unlock()
 	}
 	c.mu.Lock()
@@ -366,7 +394,12 @@ func (c *Coordinator) apply(m *member, ev Event) {
 		m.heard = true
 		c.opts.Log.Debug("relay: host serves no peers", "host", m.id, "why", ev.Msg)
 	case EvReady:
-		m.ready = true
+		if !m.ready {
+			m.ready = true
+			c.unready--
+			c.markDirty(m)
+			c.ctrlFree = true // hosts the grace held back may go on
+		}
 	case EvHave:
 		cs, ok := c.chunks[ev.Hash]
 		if !ok || m.have[ev.Hash] {
@@ -381,6 +414,11 @@ func (c *Coordinator) apply(m *member, ev Event) {
 		}
 		m.have[ev.Hash] = true
 		cs.on[m] = true
+		c.markDirty(m)
+		if m.listening {
+			cs.holders = append(cs.holders, m)
+			c.newHolders = append(c.newHolders, &chunkHolder{cs: cs, src: m})
+		}
 	case EvBad:
 		c.stats.Corrupt++
 		a, ok := m.pending[ev.Hash]
@@ -430,20 +468,26 @@ func (c *Coordinator) failed(m, src *member) {
 	}
 }
 
-// release ends an assignment that completed.
+// release ends an assignment that completed; the slot it held is
+// offered on at the next schedule.
 func (c *Coordinator) release(m *member, h string, a assignment) {
 	delete(m.pending, h)
+	c.markDirty(m)
 	if a.src == nil {
 		c.ctrl--
+		c.ctrlFree = true
 	} else {
 		a.src.serving--
+		c.freedSrcs = append(c.freedSrcs, a.src)
 	}
 }
 
-// drop ends an assignment that failed: m no longer counts as a copy.
+// drop ends an assignment that failed: m no longer counts as a copy,
+// so hosts that waited on m's copy may now need another source.
 func (c *Coordinator) drop(m *member, h string, a assignment) {
 	c.release(m, h, a)
 	delete(c.chunks[h].on, m)
+	c.sweep = true
 }
 
 // kill removes m from the run; c.mu is held.
@@ -452,6 +496,10 @@ func (c *Coordinator) kill(m *member, why error) {
 		return
 	}
 	m.alive = false
+	if !m.ready {
+		c.unready--
+	}
+	c.sweep = true
 	close(m.quit)
 	if why == nil {
 		why = errors.New("relay session ended")
@@ -489,7 +537,7 @@ func (c *Coordinator) watch() {
 					}
 				}
 			}
-			c.schedule()
+			c.scheduleAll()
 			c.mu.Unlock()
 		}
 	}

@@ -20,7 +20,7 @@ const testChunk = 64 << 10
 
 // release writes a file of n bytes from a fixed seed and returns its path
 // and sha256.
-func release(t *testing.T, n int) (string, string) {
+func release(t testing.TB, n int) (string, string) {
 	t.Helper()
 	b := make([]byte, n)
 	rand.NewChaCha8([32]byte{'r', 'e', 'l'}).Read(b)
@@ -44,7 +44,7 @@ type host struct {
 	tamper func([]byte) []byte
 }
 
-func startHost(t *testing.T, id, dir string, tamper func([]byte) []byte) *host {
+func startHost(t testing.TB, id, dir string, tamper func([]byte) []byte) *host {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
@@ -68,7 +68,7 @@ func (h *host) peer(path, sum string) Peer {
 	return Peer{ID: h.id, Host: "127.0.0.1", Stdin: h.stdin, Events: h.events, Files: map[string]string{sum: path}}
 }
 
-func checkFile(t *testing.T, dir, sum string) {
+func checkFile(t testing.TB, dir, sum string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, sum))
 	if err != nil {
@@ -79,7 +79,7 @@ func checkFile(t *testing.T, dir, sum string) {
 	}
 }
 
-func joinAll(t *testing.T, c *Coordinator, hosts []*host, path, sum string) {
+func joinAll(t testing.TB, c *Coordinator, hosts []*host, path, sum string) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, len(hosts))
@@ -98,7 +98,7 @@ func joinAll(t *testing.T, c *Coordinator, hosts []*host, path, sum string) {
 	}
 }
 
-func newCoord(t *testing.T) *Coordinator {
+func newCoord(t testing.TB) *Coordinator {
 	t.Helper()
 	c, err := NewCoordinator(CoordOptions{ChunkSize: testChunk})
 	if err != nil {
