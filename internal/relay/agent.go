@@ -70,6 +70,11 @@ func RunAgent(ctx context.Context, opts AgentOptions, in io.Reader, out io.Write
 			a.maxLen[c] = int(f.ChunkLen(j, h.ChunkSize))
 		}
 	}
+	for _, f := range h.Files {
+		if err := store.Expect(f, h.ChunkSize); err != nil {
+			return err
+		}
+	}
 	stopServe, err := a.serve()
 	if err != nil {
 		return err

@@ -64,6 +64,9 @@ type Stats struct {
 	ControllerBytes  int64 // their bytes
 	PeerChunks       int   // chunks hosts fetched from each other
 	Corrupt          int   // chunks that failed their hash on arrival
+	PeerFailures     int   // peer fetches that failed or timed out
+	Timeouts         int   // of those, fetches with no answer in AssignTimeout
+	DeadSources      int   // hosts given up as sources (failures in a row)
 	Distrusted       []string
 }
 
@@ -147,7 +150,7 @@ type member struct {
 	serving        int
 	alive          bool
 	bad, deadSrc   bool
-	failedBy       map[*member]bool
+	failStreak     int // fetches from it that failed since its last success
 	unreach        map[*member]bool
 	peerOK         int
 	complete       bool
@@ -227,7 +230,7 @@ type Peer struct {
 func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 	h := Header{Key: c.key, ChunkSize: c.opts.ChunkSize}
 	m := &member{id: p.ID, host: p.Host, stdin: p.Stdin, files: map[string]bool{}, have: map[string]bool{},
-		pending: map[string]assignment{}, alive: true, joined: time.Now(), failedBy: map[*member]bool{}, unreach: map[*member]bool{},
+		pending: map[string]assignment{}, alive: true, joined: time.Now(), unreach: map[*member]bool{},
 		sendq: make(chan string, c.opts.MaxPending+2), quit: make(chan struct{}), finished: make(chan struct{})}
 	seen := map[string]bool{}
 	for sum, path := range p.Files {
@@ -409,6 +412,7 @@ func (c *Coordinator) apply(m *member, ev Event) {
 			c.release(m, ev.Hash, a)
 			if a.src != nil {
 				m.peerOK++
+				a.src.failStreak = 0
 				c.stats.PeerChunks++
 			}
 		}
@@ -454,16 +458,25 @@ func (c *Coordinator) apply(m *member, ev Event) {
 	}
 }
 
+// maxFailStreak is how many fetches from a host may fail in a row, with
+// no success between, before it is given up as a source for the run. A
+// host that went away fails every fetch; one that is only slow under
+// load (a timeout now and then, between successes) stays a source, so
+// the run does not fall back to the controller's uplink for it.
+const maxFailStreak = 3
+
 // failed records that m could not fetch from src: m stops asking src,
-// and a source two hosts failed to reach is given up for the run.
+// and a source that failed maxFailStreak fetches in a row is given up.
 func (c *Coordinator) failed(m, src *member) {
 	if src == nil {
 		return
 	}
+	c.stats.PeerFailures++
 	m.unreach[src] = true
-	src.failedBy[m] = true
-	if len(src.failedBy) >= 2 && !src.deadSrc {
+	src.failStreak++
+	if src.failStreak >= maxFailStreak && !src.deadSrc {
 		src.deadSrc = true
+		c.stats.DeadSources++
 		c.opts.Log.Debug("relay: host unreachable as a source", "host", src.id)
 	}
 }
@@ -532,6 +545,7 @@ func (c *Coordinator) watch() {
 			for _, m := range c.members {
 				for h, a := range m.pending {
 					if a.src != nil && now.Sub(a.since) > c.opts.AssignTimeout {
+						c.stats.Timeouts++
 						c.drop(m, h, a)
 						c.failed(m, a.src)
 					}

@@ -202,6 +202,14 @@ func TestRelaySourceDrops(t *testing.T) {
 // temporary file, and the next run sends only the chunks not yet
 // verified there.
 func TestRelayResumes(t *testing.T) {
+	for _, damage := range []bool{false, true} {
+		t.Run(map[bool]string{false: "intact", true: "damaged"}[damage], func(t *testing.T) { testResume(t, damage) })
+	}
+}
+
+// testResume cuts a run after 4 verified chunks; with damage, one of
+// them is then changed on disk, and the rerun must fetch it again.
+func testResume(t *testing.T, damage bool) {
 	path, sum := release(t, 10*testChunk)
 	dir := t.TempDir()
 	f, err := Split(path, testChunk)
@@ -239,11 +247,25 @@ func TestRelayResumes(t *testing.T) {
 			t.Fatalf("temporary file %s left behind", e.Name())
 		}
 	}
+	want := 6
+	if damage {
+		part := filepath.Join(dir, ".chunks", sum+partSuffix)
+		fh, err := os.OpenFile(part, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatalf("the cut run left no part file: %v", err)
+		}
+		fh.WriteAt([]byte{0xff, 0xee}, 2*testChunk+5)
+		fh.Close()
+		want = 7
+	}
 	c := newCoord(t)
 	joinAll(t, c, []*host{startHost(t, "again", dir, nil)}, path, sum)
 	checkFile(t, dir, sum)
-	if s := c.Stats(); s.ControllerChunks != 6 {
-		t.Errorf("rerun sent %d chunks, want the 6 not verified before", s.ControllerChunks)
+	if s := c.Stats(); s.ControllerChunks != want {
+		t.Errorf("rerun sent %d chunks, want the %d not verified before", s.ControllerChunks, want)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, ".chunks")); len(ents) != 0 {
+		t.Errorf("chunks left after the file is whole: %v", ents)
 	}
 }
 
