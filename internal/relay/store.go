@@ -335,13 +335,7 @@ func (s *Store) Assemble(f File, chunkSize int) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, c := range f.Chunks {
-		s.in[c] = located{file: final, off: int64(i) * int64(chunkSize), n: f.ChunkLen(i, chunkSize)}
-		if s.have[c] {
-			delete(s.have, c)
-			os.Remove(filepath.Join(s.chunks, c))
-		}
-	}
+	s.servedFrom(final, f, chunkSize)
 	return nil
 }
 
@@ -389,6 +383,13 @@ func (s *Store) assemblePart(f File, chunkSize int, p *partState) error {
 		return fmt.Errorf("assemble %s: %w", f.Sum, err)
 	}
 	s.forgetPartLocked(f, p)
+	s.servedFrom(final, f, chunkSize)
+	return nil
+}
+
+// servedFrom serves f's chunks from the whole file final, removing the
+// chunk files they no longer need; s.mu is held.
+func (s *Store) servedFrom(final string, f File, chunkSize int) {
 	for i, c := range f.Chunks {
 		s.in[c] = located{file: final, off: int64(i) * int64(chunkSize), n: f.ChunkLen(i, chunkSize)}
 		if s.have[c] {
@@ -396,7 +397,6 @@ func (s *Store) assemblePart(f File, chunkSize int, p *partState) error {
 			os.Remove(filepath.Join(s.chunks, c))
 		}
 	}
-	return nil
 }
 
 // forgetPart drops p's places and the chunks held only in it.
