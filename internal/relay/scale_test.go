@@ -1,7 +1,13 @@
 package relay
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -35,4 +41,82 @@ func BenchmarkRelayHosts(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/host")
 		})
 	}
+}
+
+// TestRelayFaultsAt200: 200 hosts, agents over real TCP, with both faults
+// of issue 18 at once: a host that serves corrupt bytes (it joined first
+// and holds everything) and a host that drops out after its first
+// chunk, while others may be fetching from it. Every other host ends with
+// the whole file, the liar is caught and distrusted, and the dropped
+// host's Join reports that it left.
+func TestRelayFaultsAt200(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 agents in -short")
+	}
+	path, sum := release(t, 20*testChunk)
+	c := newCoord(t)
+	liar := startHost(t, "liar", t.TempDir(), func(b []byte) []byte {
+		b = bytes.Clone(b)
+		b[len(b)/2] ^= 0x80
+		return b
+	})
+	joinAll(t, c, []*host{liar}, path, sum)
+	hosts := make([]*host, 200)
+	for i := range hosts {
+		hosts[i] = startHost(t, fmt.Sprint("h", i), t.TempDir(), nil)
+	}
+	drop := hosts[7]
+	r, w := io.Pipe()
+	src := drop.events
+	go func() {
+		defer w.Close()
+		br := bufio.NewReader(src)
+		for {
+			line, err := br.ReadString('\n')
+			if strings.HasPrefix(line, "have ") {
+				drop.cancel()
+				drop.stdin.Close()
+				io.Copy(io.Discard, br) // the controller hears no more
+				return
+			}
+			w.Write([]byte(line))
+			if err != nil {
+				return
+			}
+		}
+	}()
+	drop.events = r
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Join(context.Background(), h.peer(path, sum))
+		}()
+	}
+	wg.Wait()
+	for i, h := range hosts {
+		if h == drop {
+			if errs[i] == nil {
+				t.Errorf("%s dropped out but its Join succeeded", h.id)
+			}
+			continue
+		}
+		if errs[i] != nil {
+			t.Errorf("%s: %v", h.id, errs[i])
+			continue
+		}
+		checkFile(t, h.dir, sum)
+	}
+	s := c.Stats()
+	if len(s.Distrusted) != 1 || s.Distrusted[0] != "liar" {
+		t.Errorf("distrusted %v, want the liar alone", s.Distrusted)
+	}
+	// The liar's own 20 from the controller, then about one copy for the
+	// 200: the re-feeds after the faults come from peers.
+	if n := s.ControllerChunks - 20; n > 2*20 {
+		t.Errorf("the controller sent %d chunks for 200 hosts, more than two copies of the file", n)
+	}
+	t.Logf("stats: %+v", s)
 }
