@@ -437,6 +437,7 @@ func (c *Coordinator) apply(m *member, ev Event) {
 		}
 	case EvFail:
 		if a, ok := m.pending[ev.Hash]; ok {
+			c.opts.Log.Debug("relay: fetch failed", "host", m.id, "from", ev.Addr, "why", ev.Msg)
 			c.drop(m, ev.Hash, a)
 			c.failed(m, a.src)
 			return
