@@ -94,7 +94,8 @@ func (r *relayRun) end() {
 	}
 	s := r.coord.Stats()
 	r.e.opts.Log.Info("relay: run done", "controller_chunks", s.ControllerChunks, "controller_bytes", s.ControllerBytes,
-		"peer_chunks", s.PeerChunks, "corrupt", s.Corrupt, "distrusted", strings.Join(s.Distrusted, ","))
+		"peer_chunks", s.PeerChunks, "peer_failures", s.PeerFailures, "timeouts", s.Timeouts, "dead_sources", s.DeadSources,
+		"corrupt", s.Corrupt, "distrusted", strings.Join(s.Distrusted, ","))
 }
 
 // split returns the uploads worth relaying (at least MinSize) apart.

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,8 +31,9 @@ const dest = "/tmp/release.bin"
 
 type config struct {
 	hosts, par, mib             int
-	bin, rate                   string
+	bin, rate, tools            string
 	reps, pushReps, ansibleReps int
+	floorSample                 int
 	timeout                     time.Duration
 	rateBits                    float64
 }
@@ -46,6 +48,8 @@ func main() {
 	flag.IntVar(&c.reps, "reps", 3, "first/second run pairs of Brine relay")
 	flag.IntVar(&c.pushReps, "push-reps", 1, "first/second run pairs of the tools that push every byte")
 	flag.IntVar(&c.ansibleReps, "ansible-reps", 1, "first/second run pairs of Ansible (when installed)")
+	flag.StringVar(&c.tools, "tools", "relay,push,rsync,ansible", "the tools to run, so one size's table can be split over runs that each fit the bench lock's 10 minutes")
+	flag.IntVar(&c.floorSample, "floor-sample", 40, "hosts' worth of work to time for the machine's floor (0: skip it)")
 	flag.DurationVar(&c.timeout, "timeout", 15*time.Minute, "bound on every run")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,6 +58,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "relaypush:", err)
 		os.Exit(1)
 	}
+}
+
+// runs reports whether -tools names the tool.
+func (c config) runs(tool string) bool {
+	return slices.Contains(strings.Split(c.tools, ","), tool)
 }
 
 var rateRE = regexp.MustCompile(`^([0-9.]+)(bit|kbit|mbit|gbit)$`)
@@ -75,6 +84,19 @@ func run(ctx context.Context, c config) (err error) {
 	if c.bin, err = filepath.Abs(c.bin); err != nil {
 		return err
 	}
+	// The floor first, on a machine this run does not load yet.
+	var floor []floorResult
+	if c.floorSample > 0 {
+		dir, err := os.MkdirTemp("", "relaypush-floor-")
+		if err != nil {
+			return err
+		}
+		floor, err = measureFloor(ctx, dir, releaseData(c.mib), c.floorSample)
+		os.RemoveAll(dir)
+		if err != nil {
+			return err
+		}
+	}
 	e, err := sshside.Start(ctx, c.hosts)
 	defer func() {
 		if cerr := e.Close(); err == nil && cerr != nil {
@@ -86,6 +108,11 @@ func run(ctx context.Context, c config) (err error) {
 	}
 	ips, err := writeInputs(e, c.mib)
 	if err != nil {
+		return err
+	}
+	// The relay's own account of each run ("relay: run done …") is in
+	// the log at info.
+	if err := appendFile(filepath.Join(e.Etc, "master"), "log_level_logfile: info\n"); err != nil {
 		return err
 	}
 	// The thin binary goes out before the cap: the tables time the release.
@@ -109,7 +136,9 @@ func run(ctx context.Context, c config) (err error) {
 	rsync := &sshside.Tool{Name: "rsync over ssh, xargs -P", Reps: c.pushReps, Reset: reset, Peer: true,
 		Next: func() (sshside.Command, func()) { return rsyncCommand(e, ips, c.par), nil }}
 	tools := []*sshside.Tool{relay, push, rsync}
-	if _, err := os.Stat("/usr/bin/ansible-playbook"); err == nil {
+	switch _, err := os.Stat("/usr/bin/ansible-playbook"); {
+	case !c.runs("ansible"):
+	case err == nil:
 		play := filepath.Join(e.Work, "ansible", "release.yml")
 		ansible := &sshside.Tool{Name: "Ansible ansible-playbook (copy)", Reps: c.ansibleReps, Reset: reset,
 			Next: func() (sshside.Command, func()) {
@@ -117,10 +146,16 @@ func run(ctx context.Context, c config) (err error) {
 				return cmd, func() { sshside.CloseMasters(context.Background(), controlDir) }
 			}}
 		tools = append(tools, ansible)
-	} else {
+	default:
 		tools = append(tools, &sshside.Tool{Name: "Ansible ansible-playbook (copy)", Skip: "not installed on this machine"})
 	}
+	for name, t := range map[string]*sshside.Tool{"relay": relay, "push": push, "rsync": rsync} {
+		if !c.runs(name) {
+			t.Skip = "not in -tools this run"
+		}
+	}
 	cerr := sshside.Compare(ctx, e, tools, c.timeout)
+	printRelayLog(filepath.Join(e.Work, "ssh.log"))
 	limit := time.Duration(float64(c.mib<<20) * 8 / c.rateBits * float64(time.Second))
 	fmt.Printf("### %d MiB release to %d hosts, controller capped at %s, parallelism %d (medians; relay %d runs, the others %d; × column: against the rsync loop)\n\n",
 		c.mib, c.hosts, c.rate, c.par, c.reps, c.pushReps)
@@ -132,7 +167,48 @@ func run(ctx context.Context, c config) (err error) {
 		}
 	}
 	fmt.Println()
+	if len(floor) > 0 {
+		printFloor(floor, c.floorSample, c.mib, c.hosts)
+		bound := max(limit, floor[len(floor)-1].perHost*time.Duration(c.hosts))
+		if w := relay.FirstWall(); w > 0 {
+			fmt.Printf("\nRelay first run against max(uplink limit, the machine's floor with fsync) = %.1f s: %.1f×.\n", bound.Seconds(), float64(w)/float64(bound))
+		}
+	}
 	return cerr
+}
+
+// relayDone is the relay's summary line in salt-ssh's log.
+var relayDone = regexp.MustCompile(`relay: run done.*`)
+
+// printRelayLog prints the relay's summary of every relay run, in order.
+func printRelayLog(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	fmt.Println("\nThe relay's own account of each run (salt-ssh's log):")
+	for _, m := range relayDone.FindAll(b, -1) {
+		fmt.Printf("    %s\n", m)
+	}
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// releaseData is the release: incompressible, from a fixed seed.
+func releaseData(mib int) []byte {
+	data := make([]byte, mib<<20)
+	rand.NewChaCha8([32]byte{'r', 'e', 'l', 'e', 'a', 's', 'e'}).Read(data)
+	return data
 }
 
 // writeInputs writes the release (incompressible, from a fixed seed),
@@ -141,8 +217,7 @@ func run(ctx context.Context, c config) (err error) {
 func writeInputs(e *sshside.Env, mib int) (string, error) {
 	artifact := filepath.Join(e.FileRoot, "release.bin")
 	ips := filepath.Join(e.Work, "ips.txt")
-	data := make([]byte, mib<<20)
-	rand.NewChaCha8([32]byte{'r', 'e', 'l', 'e', 'a', 's', 'e'}).Read(data)
+	data := releaseData(mib)
 	sls := fmt.Sprintf("release:\n  file.managed:\n    - name: %s\n    - source: salt://release.bin\n    - mode: '0644'\n", dest)
 	play := fmt.Sprintf("- hosts: all\n  gather_facts: false\n  tasks:\n    - name: release\n      ansible.builtin.copy:\n        src: %s\n        dest: %s\n        mode: '0644'\n", artifact, dest)
 	var list strings.Builder

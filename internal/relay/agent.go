@@ -70,6 +70,11 @@ func RunAgent(ctx context.Context, opts AgentOptions, in io.Reader, out io.Write
 			a.maxLen[c] = int(f.ChunkLen(j, h.ChunkSize))
 		}
 	}
+	for _, f := range h.Files {
+		if err := store.Expect(f, h.ChunkSize); err != nil {
+			return err
+		}
+	}
 	stopServe, err := a.serve()
 	if err != nil {
 		return err
@@ -103,13 +108,16 @@ func RunAgent(ctx context.Context, opts AgentOptions, in io.Reader, out io.Write
 			if _, err := io.ReadFull(br, data); err != nil {
 				return fmt.Errorf("read chunk %s: %w", cmd.Hash, err)
 			}
-			a.received(cmd.Hash, ControllerAddr, data, nil)
+			a.received(cmd.Hash, ControllerAddr, a.store.Put(cmd.Hash, data))
 		case 'F':
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				data, err := Fetch(fctx, cmd.Addr, h.Key, cmd.Hash, a.maxLen[cmd.Hash])
-				a.received(cmd.Hash, cmd.Addr, data, err)
+				if err == nil { // Fetch checked the hash
+					err = a.store.putVerified(cmd.Hash, data)
+				}
+				a.received(cmd.Hash, cmd.Addr, err)
 			}()
 		}
 	}
@@ -168,11 +176,8 @@ func (a *agent) adopt() {
 	}
 }
 
-// received stores a chunk that arrived (or failed to) and reports it.
-func (a *agent) received(chunk, from string, data []byte, err error) {
-	if err == nil {
-		err = a.store.Put(chunk, data)
-	}
+// received reports a chunk that arrived and was stored, or why not (err).
+func (a *agent) received(chunk, from string, err error) {
 	switch {
 	case errors.Is(err, ErrCorrupt):
 		a.emit(Event{Kind: EvBad, Hash: chunk, Addr: from})

@@ -64,6 +64,9 @@ type Stats struct {
 	ControllerBytes  int64 // their bytes
 	PeerChunks       int   // chunks hosts fetched from each other
 	Corrupt          int   // chunks that failed their hash on arrival
+	PeerFailures     int   // peer fetches that failed or timed out
+	Timeouts         int   // of those, fetches with no answer in AssignTimeout
+	DeadSources      int   // hosts given up as sources (failures in a row)
 	Distrusted       []string
 }
 
@@ -84,6 +87,15 @@ type Coordinator struct {
 	closed  bool
 	recheck *time.Timer // schedule again after readyGrace (schedule.go)
 
+	// The scheduler's queues (schedule.go).
+	dirty      []*member      // hosts to fill
+	ctrlWait   []*member      // hosts waiting for a controller stream
+	freedSrcs  []*member      // hosts that gave back a serve slot
+	newHolders []*chunkHolder // hosts that just verified a chunk
+	ctrlFree   bool           // a controller stream came free
+	sweep      bool           // fill every host (someone left or failed)
+	unready    int            // live hosts that have not reported ready
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -102,6 +114,21 @@ type chunkState struct {
 	n    int
 	// on holds the members that have or are receiving the chunk.
 	on map[*member]bool
+	// holders are the listening members that verified it, in that
+	// order (some may have left since: usable tells); next is where
+	// bestSource looks first.
+	holders []*member
+	next    int
+	// waiters want it while every holder is busy (schedule.go).
+	waiters []*member
+	waiting map[*member]bool
+}
+
+// chunkHolder is a host that just verified a chunk, whose serve slots
+// go to the chunk's waiters.
+type chunkHolder struct {
+	cs  *chunkState
+	src *member
 }
 
 type assignment struct {
@@ -123,10 +150,12 @@ type member struct {
 	serving        int
 	alive          bool
 	bad, deadSrc   bool
-	failedBy       map[*member]bool
+	failStreak     int // fetches from it that failed since its last success
 	unreach        map[*member]bool
 	peerOK         int
 	complete       bool
+	dirty          bool // queued in Coordinator.dirty
+	ctrlWaiting    bool // queued in Coordinator.ctrlWait
 	sendq          chan string
 	quit           chan struct{} // closed when the member leaves
 	finished       chan struct{}
@@ -176,7 +205,7 @@ func (c *Coordinator) manifest(sum, path string) (File, error) {
 		defer c.mu.Unlock()
 		for i, h := range lf.f.Chunks {
 			if _, ok := c.chunks[h]; !ok {
-				c.chunks[h] = &chunkState{hash: h, path: lf.path, off: int64(i) * int64(c.opts.ChunkSize), n: int(lf.f.ChunkLen(i, c.opts.ChunkSize)), on: map[*member]bool{}}
+				c.chunks[h] = &chunkState{hash: h, path: lf.path, off: int64(i) * int64(c.opts.ChunkSize), n: int(lf.f.ChunkLen(i, c.opts.ChunkSize)), on: map[*member]bool{}, waiting: map[*member]bool{}}
 			}
 		}
 	})
@@ -201,7 +230,7 @@ type Peer struct {
 func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 	h := Header{Key: c.key, ChunkSize: c.opts.ChunkSize}
 	m := &member{id: p.ID, host: p.Host, stdin: p.Stdin, files: map[string]bool{}, have: map[string]bool{},
-		pending: map[string]assignment{}, alive: true, joined: time.Now(), failedBy: map[*member]bool{}, unreach: map[*member]bool{},
+		pending: map[string]assignment{}, alive: true, joined: time.Now(), unreach: map[*member]bool{},
 		sendq: make(chan string, c.opts.MaxPending+2), quit: make(chan struct{}), finished: make(chan struct{})}
 	seen := map[string]bool{}
 	for sum, path := range p.Files {
@@ -234,6 +263,7 @@ func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 		return errors.New("relay run is over")
 	}
 	c.members = append(c.members, m)
+	c.unready++
 	c.mu.Unlock()
 	c.wg.Add(2)
 	go c.send(m)
@@ -243,6 +273,7 @@ func (c *Coordinator) Join(ctx context.Context, p Peer) error {
 	case <-ctx.Done():
 		c.mu.Lock()
 		c.kill(m, context.Cause(ctx))
+		c.schedule()
 		c.mu.Unlock()
 	}
 	c.mu.Lock()
@@ -366,7 +397,12 @@ func (c *Coordinator) apply(m *member, ev Event) {
 		m.heard = true
 		c.opts.Log.Debug("relay: host serves no peers", "host", m.id, "why", ev.Msg)
 	case EvReady:
-		m.ready = true
+		if !m.ready {
+			m.ready = true
+			c.unready--
+			c.markDirty(m)
+			c.ctrlFree = true // hosts the grace held back may go on
+		}
 	case EvHave:
 		cs, ok := c.chunks[ev.Hash]
 		if !ok || m.have[ev.Hash] {
@@ -376,11 +412,17 @@ func (c *Coordinator) apply(m *member, ev Event) {
 			c.release(m, ev.Hash, a)
 			if a.src != nil {
 				m.peerOK++
+				a.src.failStreak = 0
 				c.stats.PeerChunks++
 			}
 		}
 		m.have[ev.Hash] = true
 		cs.on[m] = true
+		c.markDirty(m)
+		if m.listening {
+			cs.holders = append(cs.holders, m)
+			c.newHolders = append(c.newHolders, &chunkHolder{cs: cs, src: m})
+		}
 	case EvBad:
 		c.stats.Corrupt++
 		a, ok := m.pending[ev.Hash]
@@ -395,6 +437,7 @@ func (c *Coordinator) apply(m *member, ev Event) {
 		}
 	case EvFail:
 		if a, ok := m.pending[ev.Hash]; ok {
+			c.opts.Log.Debug("relay: fetch failed", "host", m.id, "from", ev.Addr, "why", ev.Msg)
 			c.drop(m, ev.Hash, a)
 			c.failed(m, a.src)
 			return
@@ -416,34 +459,49 @@ func (c *Coordinator) apply(m *member, ev Event) {
 	}
 }
 
+// maxFailStreak is how many fetches from a host may fail in a row, with
+// no success between, before it is given up as a source for the run. A
+// host that went away fails every fetch; one that is only slow under
+// load (a timeout now and then, between successes) stays a source, so
+// the run does not fall back to the controller's uplink for it.
+const maxFailStreak = 3
+
 // failed records that m could not fetch from src: m stops asking src,
-// and a source two hosts failed to reach is given up for the run.
+// and a source that failed maxFailStreak fetches in a row is given up.
 func (c *Coordinator) failed(m, src *member) {
 	if src == nil {
 		return
 	}
+	c.stats.PeerFailures++
 	m.unreach[src] = true
-	src.failedBy[m] = true
-	if len(src.failedBy) >= 2 && !src.deadSrc {
+	src.failStreak++
+	if src.failStreak >= maxFailStreak && !src.deadSrc {
 		src.deadSrc = true
+		c.stats.DeadSources++
 		c.opts.Log.Debug("relay: host unreachable as a source", "host", src.id)
 	}
 }
 
-// release ends an assignment that completed.
+// release ends an assignment that completed; the slot it held is
+// offered on at the next schedule.
 func (c *Coordinator) release(m *member, h string, a assignment) {
 	delete(m.pending, h)
+	c.markDirty(m)
 	if a.src == nil {
 		c.ctrl--
+		c.ctrlFree = true
 	} else {
 		a.src.serving--
+		c.freedSrcs = append(c.freedSrcs, a.src)
 	}
 }
 
-// drop ends an assignment that failed: m no longer counts as a copy.
+// drop ends an assignment that failed: m no longer counts as a copy,
+// so hosts that waited on m's copy may now need another source.
 func (c *Coordinator) drop(m *member, h string, a assignment) {
 	c.release(m, h, a)
 	delete(c.chunks[h].on, m)
+	c.sweep = true
 }
 
 // kill removes m from the run; c.mu is held.
@@ -452,6 +510,10 @@ func (c *Coordinator) kill(m *member, why error) {
 		return
 	}
 	m.alive = false
+	if !m.ready {
+		c.unready--
+	}
+	c.sweep = true
 	close(m.quit)
 	if why == nil {
 		why = errors.New("relay session ended")
@@ -484,12 +546,13 @@ func (c *Coordinator) watch() {
 			for _, m := range c.members {
 				for h, a := range m.pending {
 					if a.src != nil && now.Sub(a.since) > c.opts.AssignTimeout {
+						c.stats.Timeouts++
 						c.drop(m, h, a)
 						c.failed(m, a.src)
 					}
 				}
 			}
-			c.schedule()
+			c.scheduleAll()
 			c.mu.Unlock()
 		}
 	}

@@ -122,7 +122,13 @@ func (s *Server) handle(c net.Conn) {
 		c.Write([]byte{statusBusy})
 		return
 	}
-	data, err := s.store.Read(hex.EncodeToString(raw))
+	// One pooled buffer: the header, then the chunk read in behind it
+	// and sealed in place, then one write. A host serving four chunks at
+	// once holds four buffers, not a read copy and a sealed copy each.
+	head := 1 + ns + 4
+	buf := getBuf()
+	defer putBuf(buf)
+	data, err := s.store.ReadInto(hex.EncodeToString(raw), (*buf)[head:head])
 	if err != nil {
 		c.Write([]byte{statusNone})
 		return
@@ -130,14 +136,12 @@ func (s *Server) handle(c net.Conn) {
 	if s.tamper != nil {
 		data = s.tamper(data)
 	}
-	gn := make([]byte, ns)
+	out := (*buf)[:head]
+	out[0] = statusOK
+	gn := out[1 : 1+ns]
 	rand.Read(gn)
-	sealed := s.aead.Seal(nil, gn, data, append(append([]byte("chunk"), nonce...), raw...))
-	out := make([]byte, 0, 1+ns+4+len(sealed))
-	out = append(out, statusOK)
-	out = append(out, gn...)
-	out = binary.BigEndian.AppendUint32(out, uint32(len(sealed)))
-	out = append(out, sealed...)
+	out = s.aead.Seal(out, gn, data, append(append([]byte("chunk"), nonce...), raw...))
+	binary.BigEndian.PutUint32(out[1+ns:head], uint32(len(out)-head))
 	c.SetDeadline(time.Now().Add(ioTimeout + time.Duration(len(out)>>20)*ioTimeout))
 	c.Write(out)
 }
@@ -172,6 +176,16 @@ func Fetch(ctx context.Context, addr string, key []byte, chunk string, maxLen in
 	}
 	return data, nil
 }
+
+// bufPool holds the buffers a server seals chunks in: the largest chunk
+// a header allows, its GCM tag and the reply's header.
+var bufPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, MaxChunkSize+64)
+	return &b
+}}
+
+func getBuf() *[]byte  { return bufPool.Get().(*[]byte) }
+func putBuf(b *[]byte) { bufPool.Put(b) }
 
 // deadlineReader sets a fresh deadline before every read, so a slow but
 // moving transfer goes on and a stalled one stops.
@@ -222,7 +236,8 @@ func exchange(c net.Conn, aead cipher.AEAD, raw []byte, maxLen int) ([]byte, err
 	if _, err := io.ReadFull(r, sealed); err != nil {
 		return nil, err
 	}
-	data, err := aead.Open(nil, meta[:ns], sealed, append(append([]byte("chunk"), nonce...), raw...))
+	// Opened in place: the chunk needs no second buffer.
+	data, err := aead.Open(sealed[:0], meta[:ns], sealed, append(append([]byte("chunk"), nonce...), raw...))
 	if err != nil {
 		return nil, fmt.Errorf("open reply: %w", ErrCorrupt)
 	}

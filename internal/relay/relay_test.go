@@ -20,7 +20,7 @@ const testChunk = 64 << 10
 
 // release writes a file of n bytes from a fixed seed and returns its path
 // and sha256.
-func release(t *testing.T, n int) (string, string) {
+func release(t testing.TB, n int) (string, string) {
 	t.Helper()
 	b := make([]byte, n)
 	rand.NewChaCha8([32]byte{'r', 'e', 'l'}).Read(b)
@@ -44,7 +44,7 @@ type host struct {
 	tamper func([]byte) []byte
 }
 
-func startHost(t *testing.T, id, dir string, tamper func([]byte) []byte) *host {
+func startHost(t testing.TB, id, dir string, tamper func([]byte) []byte) *host {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
@@ -68,7 +68,7 @@ func (h *host) peer(path, sum string) Peer {
 	return Peer{ID: h.id, Host: "127.0.0.1", Stdin: h.stdin, Events: h.events, Files: map[string]string{sum: path}}
 }
 
-func checkFile(t *testing.T, dir, sum string) {
+func checkFile(t testing.TB, dir, sum string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, sum))
 	if err != nil {
@@ -79,7 +79,7 @@ func checkFile(t *testing.T, dir, sum string) {
 	}
 }
 
-func joinAll(t *testing.T, c *Coordinator, hosts []*host, path, sum string) {
+func joinAll(t testing.TB, c *Coordinator, hosts []*host, path, sum string) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, len(hosts))
@@ -98,7 +98,7 @@ func joinAll(t *testing.T, c *Coordinator, hosts []*host, path, sum string) {
 	}
 }
 
-func newCoord(t *testing.T) *Coordinator {
+func newCoord(t testing.TB) *Coordinator {
 	t.Helper()
 	c, err := NewCoordinator(CoordOptions{ChunkSize: testChunk})
 	if err != nil {
@@ -202,6 +202,14 @@ func TestRelaySourceDrops(t *testing.T) {
 // temporary file, and the next run sends only the chunks not yet
 // verified there.
 func TestRelayResumes(t *testing.T) {
+	for _, damage := range []bool{false, true} {
+		t.Run(map[bool]string{false: "intact", true: "damaged"}[damage], func(t *testing.T) { testResume(t, damage) })
+	}
+}
+
+// testResume cuts a run after 4 verified chunks; with damage, one of
+// them is then changed on disk, and the rerun must fetch it again.
+func testResume(t *testing.T, damage bool) {
 	path, sum := release(t, 10*testChunk)
 	dir := t.TempDir()
 	f, err := Split(path, testChunk)
@@ -239,11 +247,25 @@ func TestRelayResumes(t *testing.T) {
 			t.Fatalf("temporary file %s left behind", e.Name())
 		}
 	}
+	want := 6
+	if damage {
+		part := filepath.Join(dir, ".chunks", sum+partSuffix)
+		fh, err := os.OpenFile(part, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatalf("the cut run left no part file: %v", err)
+		}
+		fh.WriteAt([]byte{0xff, 0xee}, 2*testChunk+5)
+		fh.Close()
+		want = 7
+	}
 	c := newCoord(t)
 	joinAll(t, c, []*host{startHost(t, "again", dir, nil)}, path, sum)
 	checkFile(t, dir, sum)
-	if s := c.Stats(); s.ControllerChunks != 6 {
-		t.Errorf("rerun sent %d chunks, want the 6 not verified before", s.ControllerChunks)
+	if s := c.Stats(); s.ControllerChunks != want {
+		t.Errorf("rerun sent %d chunks, want the %d not verified before", s.ControllerChunks, want)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, ".chunks")); len(ents) != 0 {
+		t.Errorf("chunks left after the file is whole: %v", ents)
 	}
 }
 
