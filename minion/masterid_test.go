@@ -17,7 +17,8 @@ import (
 // and the minion echoes it in its return (salt/master.py publish,
 // salt/minion.py _thread_return), and the return event carries it; a
 // publisher's own master_id (a syndic relaying its
-// upper master's job) wins over the master's.
+// upper master's job) wins over the master's. The minion finds its
+// master with master_uri_format ip_only (the address alone, master_port).
 func TestMasterID(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -39,6 +40,7 @@ func TestMasterID(t *testing.T) {
 	c.ID, c.Masters, c.MasterPort, c.PublishPort = "m1", []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
 	c.PKIDir, c.CacheDir = dir+"/minion", dir+"/mcache"
 	c.AcceptanceWaitTime = 200 * time.Millisecond
+	c.MasterURIFormat = "ip_only" // the address alone, with master_port
 	mn, err := minion.New(minion.Options{Config: c})
 	if err != nil {
 		t.Fatal(err)

@@ -74,6 +74,7 @@ func New(c *Config, log *slog.Logger) (*Syndic, error) {
 	for i, addr := range c.Uppers {
 		mc := *c.Minion
 		mc.Masters = []string{addr}
+		mc.MasterURIFormat = "default" // addr is host:port, made by LoadConfig
 		u := &upper{idx: i, addr: addr, s: s, kick: make(chan struct{}, 1)}
 		link, err := minion.New(minion.Options{Config: &mc, Log: log.With("syndic_master", addr),
 			Relay: u.relay, MasterPubName: "syndic_master.pub"})
