@@ -43,7 +43,13 @@ type Options struct {
 	// this master has syndics below it (master/syndic.go).
 	OrderMasters bool
 	SyndicWait   time.Duration
-	Raw          *ordered.Map
+	// MasterID is master_id: a name put on every publication as
+	// "master_id" (unless the publisher names one), which the minions
+	// echo in their returns and a syndic uses to refuse its own master's
+	// jobs coming back and to route returns (salt/master.py publish,
+	// salt/minion.py Syndic). Empty: not set, as Salt's default.
+	MasterID string
+	Raw      *ordered.Map
 	// PAM is the pam eauth backend (internal/eauth/pam, which needs
 	// cgo); cmd/salt-master sets it, and without it pam refuses.
 	PAM eauth.Backend
@@ -84,6 +90,9 @@ func OptionsFromConfig(c *config.Master) (Options, error) {
 	o.ZMQFiltering, o.RotateAESKey, o.PublishSession = c.ZMQFiltering, c.RotateAESKey, c.PublishSession
 	o.SignPubMessages, o.RequestTTL, o.KeySize = c.SignPubMessages, c.RequestServerTTL, c.KeySize
 	o.OrderMasters, _ = c.Raw.Value("order_masters").(bool)
+	if v, ok := c.Raw.Get("master_id"); ok && v != nil {
+		o.MasterID = ordered.KeyString(v)
+	}
 	if n, ok := c.Raw.Value("syndic_wait").(int); ok && n >= 0 {
 		o.SyndicWait = time.Duration(n) * time.Second
 	}

@@ -38,6 +38,9 @@ type PublishRequest struct {
 	// passes to its syndics in the load ("to", LocalClient._prep_pub);
 	// 0 means the master's timeout.
 	To int
+	// MasterID names the master the job came from (a syndic passes its
+	// upper master's); empty: this master's master_id, if set.
+	MasterID string
 }
 
 // Publish is ClearFuncs.publish: resolve the minions the target is
@@ -77,7 +80,10 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 		r.User = "root"
 	}
 	job := &protocol.Job{Fun: r.Fun, Arg: r.Arg, Tgt: r.Tgt, JID: jid, Ret: r.Ret, TgtType: string(kind),
-		User: r.User, Delimiter: r.Delimiter, Kwargs: ordered.New()}
+		User: r.User, Delimiter: r.Delimiter, Kwargs: ordered.New(), MasterID: r.MasterID}
+	if job.MasterID == "" {
+		job.MasterID = m.o.MasterID
+	}
 	if r.RetConfig != "" {
 		job.Kwargs.Set("ret_config", r.RetConfig)
 	}

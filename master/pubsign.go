@@ -39,15 +39,22 @@ func pubSignature(o Options, pub string) (string, error) {
 	if name == "" {
 		name = crypt.MasterSignKeyName
 	}
+	pass, err := crypt.KeyPass("signing_key_pass", o.Raw.Value("signing_key_pass"))
+	if err != nil {
+		return "", fmt.Errorf("master_sign_pubkey: %w", err)
+	}
 	priv := filepath.Join(o.PKIDir, name+".pem")
 	if _, err := os.Stat(priv); errors.Is(err, fs.ErrNotExist) {
-		if _, err := crypt.GenKeys(o.PKIDir, name, o.KeySize); err != nil {
+		// Salt's master makes the key unencrypted and then cannot sign
+		// with it when signing_key_pass is set; Brine encrypts it with
+		// the passphrase, as salt-key --gen-signature --auto-create does.
+		if _, err := crypt.GenKeysPass(o.PKIDir, name, o.KeySize, pass); err != nil {
 			return "", fmt.Errorf("master_sign_pubkey: create %s: %w", priv, err)
 		}
 	}
-	k, err := crypt.LoadPrivateKey(priv, "")
+	k, err := crypt.LoadPrivateKey(priv, pass)
 	if err != nil {
-		return "", fmt.Errorf("master_sign_pubkey: %w", err)
+		return "", fmt.Errorf("master_sign_pubkey: unable to read key %s; passphrase may be incorrect (signing_key_pass): %w", priv, err)
 	}
 	return crypt.PubSig(k, crypt.CleanKey(pub), crypt.PKCS1v15SHA1)
 }

@@ -75,6 +75,7 @@ func newFor(o Options, e masterEntry) (*Minion, error) {
 	c := *o.Config
 	c.Masters = []string{e.String()}
 	c.MasterPort = e.port
+	c.MasterURIFormat = "default" // e.String() is host:port, parsed already
 	o.Config = &c
 	o.Log = o.Log.With("master", e.String())
 	mn, err := New(o)

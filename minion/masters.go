@@ -80,6 +80,22 @@ func validHost(h string) bool {
 	return h != "" && !strings.ContainsAny(h, "[]:/@ \t\r\n\x00")
 }
 
+// parseMasterIPOnly is prep_ip_port with master_uri_format ip_only: the
+// entry is the master's address as it is, with master_port, never
+// split for a port. Salt requires an IP address there
+// (ipaddress.ip_address); its documentation allows a domain name too,
+// and so does Brine. A bracketed or host:port entry is refused.
+func parseMasterIPOnly(s string, defPort int) (masterEntry, error) {
+	s = strings.TrimSpace(s)
+	if ip, err := netip.ParseAddr(s); err == nil && (ip.Zone() == "" || validHost(ip.Zone())) {
+		return masterEntry{host: ip.String(), port: defPort}, nil
+	}
+	if !validHost(s) {
+		return masterEntry{}, fmt.Errorf("master %q: master_uri_format is ip_only, so the entry must be an IP address or name alone (its port is master_port)", s)
+	}
+	return masterEntry{host: s, port: defPort}, nil
+}
+
 // masterList parses the configured masters in order; an empty list is
 // Salt's default "salt".
 func masterList(c *config.Minion) ([]masterEntry, error) {
@@ -87,9 +103,17 @@ func masterList(c *config.Minion) ([]masterEntry, error) {
 	if len(names) == 0 {
 		names = []string{"salt"}
 	}
+	parse := parseMaster
+	switch c.MasterURIFormat {
+	case "", "default":
+	case "ip_only":
+		parse = parseMasterIPOnly
+	default:
+		return nil, fmt.Errorf("config %s: master_uri_format %q: want default or ip_only", c.File, c.MasterURIFormat)
+	}
 	out := make([]masterEntry, 0, len(names))
 	for _, n := range names {
-		e, err := parseMaster(n, c.MasterPort)
+		e, err := parse(n, c.MasterPort)
 		if err != nil {
 			return nil, fmt.Errorf("config %s: %w", c.File, err)
 		}

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
 )
 
@@ -120,11 +122,49 @@ func TestParseMaster(t *testing.T) {
 	}
 }
 
+// TestMasterURIFormat: with master_uri_format ip_only a master entry
+// is the address alone (with master_port), never split; a host:port or
+// bracketed entry is refused naming the option, and an unknown format is
+// refused (salt/minion.py prep_ip_port).
+func TestMasterURIFormat(t *testing.T) {
+	for _, tc := range []struct {
+		format  string
+		masters []string
+		want    string
+		err     string
+	}{
+		{"default", []string{"10.0.0.1:5506", "fe80::1"}, "[10.0.0.1:5506 [fe80::1]:4506]", ""},
+		{"ip_only", []string{"10.0.0.1", "2001:db8::4506", "salt.example"}, "[10.0.0.1:4506 [2001:db8::4506]:4506 salt.example:4506]", ""},
+		{"ip_only", []string{"10.0.0.1:5506"}, "", "master_uri_format is ip_only"},
+		{"ip_only", []string{"[::1]"}, "", "master_uri_format is ip_only"},
+		{"ip-only", []string{"salt"}, "", `master_uri_format "ip-only": want default or ip_only`},
+	} {
+		c := &config.Minion{File: "/etc/salt/minion", Masters: tc.masters, MasterPort: 4506, MasterURIFormat: tc.format}
+		l, err := masterList(c)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "/etc/salt/minion") {
+				t.Errorf("%s %v: err %v, want %q", tc.format, tc.masters, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(l) != tc.want {
+			t.Errorf("%s %v: %v %v, want %s", tc.format, tc.masters, l, err, tc.want)
+		}
+	}
+}
+
 func FuzzParseMaster(f *testing.F) {
 	for _, s := range []string{"salt", "1.2.3.4:4506", "[::1]:1", "::1", "a:b:c", "", "[x]:", "h:65536"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// ip_only entries parse back the same and keep master_port.
+		if ipOnly, err := parseMasterIPOnly(s, 4506); err == nil {
+			back, err := parseMaster(ipOnly.String(), 4506)
+			if ipOnly.port != 4506 || err != nil || back != ipOnly {
+				t.Fatalf("ip_only %q parsed to %+v (%v)", s, ipOnly, err)
+			}
+		}
 		e, err := parseMaster(s, 4506)
 		if err != nil {
 			return

@@ -178,8 +178,23 @@ func (s *subscriber) end(jid string) {
 }
 
 // tagJID is the jid of a job, runner or wheel event tag
-// (salt/job/<jid>/..., salt/run/<jid>/..., salt/wheel/<jid>/...).
+// (salt/job/<jid>/..., salt/run/<jid>/..., salt/wheel/<jid>/...), also
+// as a master of masters fires a syndic's with the pretag
+// syndic/<id>/…, and of a job's bare <jid> event (its minion list;
+// from a syndic, the lower tier's, which master.Tiers reads).
 func tagJID(tag string) (string, bool) {
+	for {
+		rest, ok := strings.CutPrefix(tag, "syndic/")
+		if !ok {
+			break
+		}
+		if _, tag, ok = strings.Cut(rest, "/"); !ok {
+			return "", false
+		}
+	}
+	if tag != "" && !strings.Contains(tag, "/") {
+		return tag, true
+	}
 	for _, p := range []string{"salt/job/", "salt/run/", "salt/wheel/"} {
 		if rest, ok := strings.CutPrefix(tag, p); ok {
 			jid, _, _ := strings.Cut(rest, "/")

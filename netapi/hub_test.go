@@ -42,11 +42,20 @@ func TestJobSubscriber(t *testing.T) {
 	h.fire(master.Event{Tag: "salt/job/1/ret/m2"})
 	h.fire(master.Event{Tag: "salt/run/1/ret"})
 	h.fire(master.Event{Tag: "salt/key"})
+	// A master of masters: a syndic's report of the lower tier's
+	// minions (master.Tiers), and a job's bare minion-list event.
+	h.fire(master.Event{Tag: "syndic/syn1/salt/job/1/new"})
+	h.fire(master.Event{Tag: "syndic/syn1/salt/job/2/new"})
+	h.fire(master.Event{Tag: "syndic/syn1/1"})
+	h.fire(master.Event{Tag: "2"})
+	h.fire(master.Event{Tag: "1"})
+	h.fire(master.Event{Tag: "syndic/syn1/salt/key"})
+	h.fire(master.Event{Tag: "syndic/"})
 	var got []string
 	for len(s.evs) > 0 {
 		got = append(got, (<-s.evs).Tag)
 	}
-	want := "[salt/job/1/ret/m1 salt/job/1/ret/m2 salt/run/1/ret]"
+	want := "[salt/job/1/ret/m1 salt/job/1/ret/m2 salt/run/1/ret syndic/syn1/salt/job/1/new syndic/syn1/1 1]"
 	if r := fmtList(got); r != want {
 		t.Errorf("got %s, want %s", r, want)
 	}

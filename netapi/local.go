@@ -93,13 +93,14 @@ func conditionInput(args []any, kwarg any) []any {
 }
 
 // localAsync is LocalClient.run_job: {"jid", "minions"}, or {} when the
-// target matches nothing (_check_pub_data).
+// target matches nothing (_check_pub_data) — except on a master of
+// masters, where the lower tiers may match: {"jid", "minions": []}.
 func (s *Server) localAsync(ctx context.Context, req master.PublishRequest) (any, error) {
 	jid, minions, err := s.pool.Publish(ctx, req)
 	if err != nil {
 		return nil, authErr(err)
 	}
-	if len(minions) == 0 {
+	if len(minions) == 0 && !s.orderMasters(ctx) {
 		return ordered.New(), nil
 	}
 	return ordered.FromPairs("jid", jid, "minions", strList(minions)), nil
@@ -114,7 +115,7 @@ func (s *Server) localCmd(ctx context.Context, sess *client.Session, req master.
 		return nil, authErr(err)
 	}
 	out := ordered.New()
-	if len(minions) == 0 {
+	if len(minions) == 0 && !sess.OrderMasters(ctx) {
 		return out, nil
 	}
 	_, minions, err = sess.Collect(ctx, jid, minions, req, func(id string, data *ordered.Map) {
@@ -129,6 +130,13 @@ func (s *Server) localCmd(ctx context.Context, sess *client.Session, req master.
 		}
 	}
 	return out, nil
+}
+
+// orderMasters reports whether the master has syndics below it
+// (order_masters: True), asked of the master as the salt command does.
+func (s *Server) orderMasters(ctx context.Context) bool {
+	info, err := s.pool.Syndics(ctx)
+	return err == nil && info.OrderMasters
 }
 
 // minionReturn is one minion's entry of LocalClient.cmd's answer.

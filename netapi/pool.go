@@ -77,6 +77,18 @@ func (p *pool) Publish(ctx context.Context, req master.PublishRequest) (jid stri
 	return jid, minions, err
 }
 
+// Syndics asks the master which of its ids are syndics, so that a
+// job's collection (client.Session) and local_async see the lower tiers
+// of a master of masters as the salt command does (client/syndic.go).
+func (p *pool) Syndics(ctx context.Context) (info master.SyndicInfo, err error) {
+	err = p.with(ctx, func(c *master.Client) error {
+		var e error
+		info, e = c.Syndics(ctx)
+		return e
+	})
+	return info, err
+}
+
 // trackingPub publishes for one job listener, telling it which jids to
 // keep (see subscriber).
 type trackingPub struct {
@@ -89,4 +101,9 @@ func (t trackingPub) Publish(ctx context.Context, req master.PublishRequest) (st
 	jid, minions, err := t.p.Publish(ctx, req)
 	t.sub.end(jid)
 	return jid, minions, err
+}
+
+// Syndics is the pool's: a job listener's session is tier-aware.
+func (t trackingPub) Syndics(ctx context.Context) (master.SyndicInfo, error) {
+	return t.p.Syndics(ctx)
 }

@@ -45,6 +45,11 @@ func TestLoadConfig(t *testing.T) {
 					t.Errorf("pki_dir and id come from the minion file: %s %s", c.Minion.PKIDir, c.ID)
 				}
 			}},
+		{"master_id, read as text", "master_id: 7\n", "id: syn1\n", []string{"masterofmasters:4506"}, func(t *testing.T, c *Config) {
+			if c.Local.MasterID != "7" {
+				t.Errorf("master_id %q", c.Local.MasterID)
+			}
+		}},
 		{"the minion file overrides the master file", "syndic_master: a\n", "id: syn1\nsyndic_master: b\n", []string{"b:4506"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -136,7 +136,16 @@ func (f *forwarder) addReturn(ctx context.Context, data *ordered.Map) {
 	if !ok || id == "" {
 		return
 	}
+	mid, _ := data.Value("master_id").(string)
+	if own := f.s.c.Local.MasterID; f.s.c.Mode == "cluster" && own != "" && mid == own {
+		// cluster mode: this master's own job, returned to it already.
+		f.s.log.Debug("Return received with matching master_id, not forwarding", logattr.JID, jid, "id", id)
+		return
+	}
 	route := f.s.originOf(jid)
+	if route < 0 {
+		route = f.s.upperNamed(mid)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	byJID := f.rets[route]

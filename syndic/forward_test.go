@@ -3,6 +3,7 @@ package syndic
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -90,5 +91,64 @@ func TestJIDForwardCacheHWM(t *testing.T) {
 	}
 	if s.fw.sent["20261202120000000001"] || !s.fw.sent["20261202120000000002"] || !s.fw.sent["20261202120000000003"] {
 		t.Errorf("jid_forward_cache: %v", s.fw.sent)
+	}
+}
+
+// TestMasterIDReturns: a return of the lower master's own job goes to
+// the upper master its master_id names (iter_master_options), with
+// master_id in the entry; in cluster mode a return carrying this
+// master's own master_id is not forwarded (_process_event).
+func TestMasterIDReturns(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		mode, mid  string
+		top1, top2 int
+	}{
+		{"sync", "top2", 0, 1},
+		{"sync", "top2:4506", 0, 1},
+		{"sync", "nobody", 1, 0},
+		{"sync", "lower", 1, 0},
+		{"cluster", "lower", 0, 0},
+		{"cluster", "top2", 0, 1},
+	} {
+		s := testSyndic(t)
+		s.c.Mode, s.c.Local.MasterID = tc.mode, "lower"
+		const jid = "20261202120000000007"
+		r := ret(jid, "l1")
+		r.Set("master_id", tc.mid)
+		s.fw.event(ctx, "salt/job/"+jid+"/ret/l1", r)
+		s.fw.forward(ctx)
+		top1, top2 := s.uppers[0], s.uppers[1]
+		if len(top1.queue) != tc.top1 || len(top2.queue) != tc.top2 {
+			t.Errorf("%s, master_id %s: queues top1 %d top2 %d, want %d %d", tc.mode, tc.mid, len(top1.queue), len(top2.queue), tc.top1, tc.top2)
+			continue
+		}
+		for _, q := range [][]*ordered.Map{top1.queue, top2.queue} {
+			if len(q) == 1 && q[0].Value("master_id") != tc.mid {
+				t.Errorf("%s: entry master_id %v, want %s", tc.mid, q[0].Value("master_id"), tc.mid)
+			}
+		}
+	}
+}
+
+// TestMasterIDRelay: a publication carrying this master's own master_id
+// came from here and is not republished (Syndic._handle_decoded_payload);
+// it never reaches the lower master's socket.
+func TestMasterIDRelay(t *testing.T) {
+	var log strings.Builder
+	s := testSyndic(t)
+	s.log = slog.New(slog.NewTextHandler(&log, nil))
+	s.c.Local.MasterID = "lower"
+	s.c.Local.SockDir = t.TempDir() // no master listens: a relay attempt would warn
+	load := ordered.FromPairs("fun", "test.ping", "arg", []any{}, "tgt", "*", "jid", "20261202120000000008", "ret", "", "master_id", "lower")
+	s.uppers[0].relay(context.Background(), load)
+	if !strings.Contains(log.String(), "not relaying a job this master published") || strings.Contains(log.String(), "Unable to forward") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	log.Reset()
+	load.Set("master_id", "top")
+	s.uppers[0].relay(context.Background(), load)
+	if !strings.Contains(log.String(), "Unable to forward") {
+		t.Errorf("a job of another master_id was not relayed:\n%s", log.String())
 	}
 }

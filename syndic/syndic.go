@@ -74,6 +74,7 @@ func New(c *Config, log *slog.Logger) (*Syndic, error) {
 	for i, addr := range c.Uppers {
 		mc := *c.Minion
 		mc.Masters = []string{addr}
+		mc.MasterURIFormat = "default" // addr is host:port, made by LoadConfig
 		u := &upper{idx: i, addr: addr, s: s, kick: make(chan struct{}, 1)}
 		link, err := minion.New(minion.Options{Config: &mc, Log: log.With("syndic_master", addr),
 			Relay: u.relay, MasterPubName: "syndic_master.pub"})
@@ -237,6 +238,23 @@ func (s *Syndic) originOf(jid string) int {
 	return -1
 }
 
+// upperNamed is the index of the upper master a master_id names (its
+// syndic_master entry, or that entry's host), -1 for none: the lower
+// master's own jobs' returns go there first, as Salt's
+// SyndicManager.iter_master_options(master_id) picks them.
+func (s *Syndic) upperNamed(mid string) int {
+	if mid == "" {
+		return -1
+	}
+	for i, u := range s.uppers {
+		host, _, err := net.SplitHostPort(u.addr)
+		if u.addr == mid || (err == nil && host == mid) {
+			return i
+		}
+	}
+	return -1
+}
+
 // upper is one upper master: its link (a relay minion) and the queue of
 // return entries waiting to be sent to it.
 type upper struct {
@@ -295,13 +313,21 @@ func (u *upper) relay(ctx context.Context, load *ordered.Map) {
 		u.s.log.Warn("bad publication from the upper master dropped", "syndic_master", u.addr, logattr.Err, err)
 		return
 	}
+	if own := u.s.c.Local.MasterID; own != "" && job.MasterID == own {
+		// The job carries this master's own master_id: it came from here
+		// (Syndic._handle_decoded_payload only forwards a command "if it
+		// didn't originate from ourselves").
+		u.s.log.Info("not relaying a job this master published (its master_id came back from the upper master)",
+			"syndic_master", u.addr, logattr.JID, job.JID, "master_id", own)
+		return
+	}
 	if _, err := u.s.cache.GetLoad(ctx, job.JID); err == nil {
 		u.s.log.Error("refusing a job that is already on this master: the upper master is this master or below it (a syndic loop); check syndic_master",
 			"syndic_master", u.addr, logattr.JID, job.JID, logattr.Fun, job.Fun)
 		return
 	}
 	req := master.PublishRequest{Tgt: job.Tgt, TgtType: job.TgtType, Fun: job.Fun, Arg: job.Arg, Ret: job.Ret,
-		User: job.User, JID: job.JID, Delimiter: job.Delimiter}
+		User: job.User, JID: job.JID, Delimiter: job.Delimiter, MasterID: job.MasterID}
 	if req.TgtType == "" {
 		req.TgtType = "glob"
 	}

@@ -175,13 +175,19 @@ func (c *cli) fingers() error {
 }
 
 // genKeys is Key.gen_keys through the CLI: write <dir>/<name>.pem/.pub
-// (keeping an existing pair) and show the public key's fingerprint.
+// (keeping an existing pair; encrypted with signing_key_pass when that
+// is set, as Salt's Key passes its passphrase) and show the public key's
+// fingerprint.
 func (c *cli) genKeys() error {
 	dir := c.o.genKeysDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gen keys: %w", err)
 	}
-	if _, err := crypt.GenKeys(dir, c.o.genKeys, c.o.keySize); err != nil {
+	pass, err := c.signingKeyPass()
+	if err != nil {
+		return err
+	}
+	if _, err := crypt.GenKeysPass(dir, c.o.genKeys, c.o.keySize, pass); err != nil {
 		return err
 	}
 	f, err := crypt.PemFinger(filepath.Join(dir, c.o.genKeys+".pub"), crypt.DefaultHashType)
@@ -189,6 +195,12 @@ func (c *cli) genKeys() error {
 		return err
 	}
 	return c.display(ordered.FromPairs("return", f))
+}
+
+// signingKeyPass is signing_key_pass, the passphrase Salt's Key gives
+// gen_keys and gen_signature.
+func (c *cli) signingKeyPass() (string, error) {
+	return crypt.KeyPass("signing_key_pass", c.cfg.Raw.Value("signing_key_pass"))
 }
 
 // genSignature is Key.gen_keys_signature: find (or, with --auto-create,
@@ -205,6 +217,10 @@ func (c *cli) genSignature() error {
 
 func (c *cli) signature() (any, error) {
 	pkiDir := c.cfg.PKIDir
+	pass, err := c.signingKeyPass()
+	if err != nil {
+		return nil, err
+	}
 	isFile := func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() }
 	pub, priv := c.o.pub, c.o.priv
 	if pub != "" && !isFile(pub) {
@@ -231,7 +247,7 @@ func (c *cli) signature() (any, error) {
 		if !c.o.autoCreate {
 			return "No usable private-key found", nil
 		}
-		p, err := crypt.GenKeys(pkiDir, signName, c.o.keySize)
+		p, err := crypt.GenKeysPass(pkiDir, signName, c.o.keySize, pass)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +260,7 @@ func (c *cli) signature() (any, error) {
 	if dir == "" {
 		dir = pkiDir
 	}
-	return crypt.GenSignature(priv, pub, filepath.Join(dir, sigName), "")
+	return crypt.GenSignature(priv, pub, filepath.Join(dir, sigName), pass)
 }
 
 // filterRet is KeyCLI._filter_ret.

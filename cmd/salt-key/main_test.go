@@ -287,3 +287,41 @@ func TestGenSignature(t *testing.T) {
 		t.Errorf("existing signature: %q", out)
 	}
 }
+
+// TestGenSignatureKeyPass: with signing_key_pass in the master config,
+// --gen-signature --auto-create makes the signing key encrypted with it
+// and signs with it, and --gen-keys encrypts the pair it writes, as
+// Salt's Key passes its passphrase to gen_keys and gen_signature.
+func TestGenSignatureKeyPass(t *testing.T) {
+	e := newEnv(t)
+	conf := filepath.Join(e.confDir, "master")
+	b, err := os.ReadFile(conf)
+	must(t, err)
+	must(t, os.WriteFile(conf, append(b, "signing_key_pass: pass-for-signing\n"...), 0o600))
+	out, errs, code := e.run("", "--gen-signature", "--auto-create")
+	if code != 0 || out != "return:\n    True\n" {
+		t.Fatalf("auto-create: %d %q %s", code, out, errs)
+	}
+	if _, err := crypt.LoadPrivateKey(filepath.Join(e.pkiDir, "master_sign.pem"), ""); err == nil {
+		t.Error("master_sign.pem is not encrypted")
+	}
+	signKey, err := crypt.LoadPrivateKey(filepath.Join(e.pkiDir, "master_sign.pem"), "pass-for-signing")
+	must(t, err)
+	sig, err := os.ReadFile(filepath.Join(e.pkiDir, "master_pubkey_signature"))
+	must(t, err)
+	pub, err := os.ReadFile(filepath.Join(e.pkiDir, "master.pub"))
+	must(t, err)
+	if err := crypt.VerifyPubSig(&signKey.PublicKey, string(pub), string(sig), crypt.PKCS1v15SHA1); err != nil {
+		t.Errorf("signature: %v", err)
+	}
+	dir := t.TempDir()
+	if _, errs, code := e.run("", "--gen-keys", "k1", "--gen-keys-dir", dir); code != 0 {
+		t.Fatalf("--gen-keys: %d %s", code, errs)
+	}
+	if _, err := crypt.LoadPrivateKey(filepath.Join(dir, "k1.pem"), "pass-for-signing"); err != nil {
+		t.Errorf("--gen-keys with signing_key_pass: %v", err)
+	}
+	if strings.Contains(out+errs, "pass-for-signing") {
+		t.Errorf("the passphrase was printed")
+	}
+}

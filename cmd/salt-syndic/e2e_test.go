@@ -23,8 +23,15 @@ type tree struct {
 }
 
 func newTree(t *testing.T) *tree {
-	top := clustertest.NewSetup(t, clustertest.Setup{MasterConf: "order_masters: True\nsyndic_wait: 2\n",
-		Tools: []string{"salt-syndic", "salt-cp"}})
+	top := clustertest.NewSetup(t, clustertest.Setup{MasterConf: topConf, Tools: []string{"salt-syndic", "salt-cp"}})
+	return treeOn(t, top)
+}
+
+// topConf makes a master the top of a tree.
+const topConf = "order_masters: True\nsyndic_wait: 2\n"
+
+// treeOn is a tree whose top master is top (built with salt-syndic).
+func treeOn(t *testing.T, top *clustertest.Cluster) *tree {
 	return &tree{t: t, top: top, lower: map[string]*clustertest.Cluster{}}
 }
 

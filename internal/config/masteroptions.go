@@ -86,6 +86,7 @@ var masterOptions = withShared([]Option[Master]{
 	// syndic node, which reads its syndic_* options from this file).
 	raw[Master]("order_masters", KindBool, "master"),
 	raw[Master]("syndic_wait", KindInt, "master"),
+	raw[Master]("master_id", KindString, "master"),
 	raw[Master]("syndic_master", KindStrings, "syndic"),
 	raw[Master]("syndic_master_port", KindInt, "syndic"),
 	raw[Master]("syndic_event_forward_timeout", KindAny, "syndic"),
@@ -101,6 +102,7 @@ var masterOptions = withShared([]Option[Master]{
 
 	raw[Master]("master_sign_pubkey", KindBool, "master"),
 	raw[Master]("master_sign_key_name", KindString, "master"),
+	raw[Master]("signing_key_pass", KindString, "master"),
 	raw[Master]("master_use_pubkey_signature", KindBool, "master"),
 	raw[Master]("master_pubkey_signature", KindString, "master"),
 	// The job caches and event returners (master/jobcaches.go).

@@ -56,6 +56,10 @@ type Minion struct {
 	// MasterType is master_type: "str" (one master, or hot multi-master
 	// with a list), "failover", or "func"/"disable", which Brine refuses.
 	MasterType string
+	// MasterURIFormat is master_uri_format: "default" splits a
+	// "host:port" master entry; "ip_only" takes each entry whole as the
+	// master's address, never split (salt/minion.py prep_ip_port).
+	MasterURIFormat string
 	// MasterAliveInterval is master_alive_interval: how often the
 	// connection to the master is checked; 0 is never.
 	MasterAliveInterval time.Duration
@@ -121,6 +125,7 @@ var minionOptions = withShared([]Option[Minion]{
 	seconds("grains_refresh_every", time.Minute, 0, "minion", func(m *Minion) any { return &m.GrainsRefreshEvery }),
 	typed("grains_refresh_pre_exec", KindBool, false, "minion", func(m *Minion) any { return &m.GrainsRefreshPreExec }),
 	typed("master_type", KindString, "str", "minion", func(m *Minion) any { return &m.MasterType }),
+	typed("master_uri_format", KindString, "default", "minion", func(m *Minion) any { return &m.MasterURIFormat }),
 	seconds("master_alive_interval", time.Second, 0, "minion", func(m *Minion) any { return &m.MasterAliveInterval }),
 	typed("master_failback", KindBool, false, "minion", func(m *Minion) any { return &m.MasterFailback }),
 	seconds("master_failback_interval", time.Second, 0, "minion", func(m *Minion) any { return &m.MasterFailbackInterval }),

@@ -154,6 +154,14 @@ func LoadPublicKey(path string) (*rsa.PublicKey, error) {
 // already exists it is kept ("use the winner's key"). Files are written
 // atomically with Salt's permissions.
 func GenKeys(dir, name string, bits int) (string, error) {
+	return GenKeysPass(dir, name, bits, "")
+}
+
+// GenKeysPass is GenKeys with a passphrase: a non-empty one encrypts
+// the private key as gen_keys does with one (TraditionalOpenSSL PEM
+// under BestAvailableEncryption: AES-256-CBC, "Proc-Type: 4,ENCRYPTED"),
+// which ParsePrivateKey reads back with the same passphrase.
+func GenKeysPass(dir, name string, bits int, passphrase string) (string, error) {
 	priv := filepath.Join(dir, name+".pem")
 	pub := filepath.Join(dir, name+".pub")
 	k, err := GenerateKey(bits)
@@ -163,7 +171,16 @@ func GenKeys(dir, name string, bits int) (string, error) {
 	if _, err := os.Stat(priv); err == nil {
 		return priv, nil
 	}
-	if err := WriteFileAtomic(priv, EncodePrivateKey(k), PrivateKeyPerm); err != nil {
+	privPEM := EncodePrivateKey(k)
+	if passphrase != "" {
+		//lint:ignore SA1019 Salt writes legacy-encrypted PEM when a passphrase is set.
+		block, err := x509.EncryptPEMBlock(rand.Reader, "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(k), []byte(passphrase), x509.PEMCipherAES256) //nolint:staticcheck
+		if err != nil {
+			return "", fmt.Errorf("gen keys: encrypt %s: %w", priv, err)
+		}
+		privPEM = pem.EncodeToMemory(block)
+	}
+	if err := WriteFileAtomic(priv, privPEM, PrivateKeyPerm); err != nil {
 		return "", fmt.Errorf("gen keys: %w", err)
 	}
 	if err := WriteFileAtomic(pub, EncodePublicKey(&k.PublicKey), PublicKeyPerm); err != nil {
