@@ -140,7 +140,8 @@ func (m *Minion) readPublications(ctx context.Context) error {
 }
 
 // onPublication decodes one publication (AsyncPubChannel): the
-// signature is verified with the master key, the load decrypted with the
+// signature, required unless sign_pub_messages is False, is verified
+// with the master key whenever there is one, the load decrypted with the
 // AES key; a load that does not decrypt means the key was rotated, so
 // the minion signs in again and retries once.
 func (m *Minion) onPublication(ctx context.Context, payload []byte) {
@@ -150,16 +151,18 @@ func (m *Minion) onPublication(ctx context.Context, payload []byte) {
 		return
 	}
 	st := m.state()
-	v, err := crypt.OpenPublish(st.aes, st.masterKey, p, true)
-	if err != nil && errors.Is(err, crypt.ErrAuthentication) && p.Sig != nil && crypt.Verify(st.masterKey, p.Load, p.Sig, p.SigAlgo) == nil {
-		// Signed by our master but not decryptable: the AES key rotated.
+	requireSig := m.c.SignPubMessages || len(p.Sig) > 0
+	v, err := crypt.OpenPublish(st.aes, st.masterKey, p, requireSig)
+	if err != nil && errors.Is(err, crypt.ErrAuthentication) && (p.Sig != nil && crypt.Verify(st.masterKey, p.Load, p.Sig, p.SigAlgo) == nil || !requireSig) {
+		// Signed by our master (or unsigned, where that is allowed) but
+		// not decryptable: the AES key rotated.
 		if d := m.c.RandomReauthDelay; d > 0 {
 			_ = sleep(ctx, jitter(min(d, 2*time.Second)))
 		}
 		if st, err = m.authenticate(ctx, st.generation); err != nil {
 			return
 		}
-		v, err = crypt.OpenPublish(st.aes, st.masterKey, p, true)
+		v, err = crypt.OpenPublish(st.aes, st.masterKey, p, requireSig)
 	}
 	if err != nil {
 		m.log.Warn("publication refused", logattr.Err, err)

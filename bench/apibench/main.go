@@ -68,6 +68,8 @@ func run() int {
 	masterHost := flag.String("master", "127.0.0.1", "with -serve-swarm: the master's address")
 	retPort := flag.Int("ret", 4506, "with -serve-swarm: the master's ret_port")
 	pubPort := flag.Int("pub", 4505, "with -serve-swarm: the master's publish_port")
+	zmqFiltering := flag.Bool("zmq-filtering", false, "with -serve-swarm: the minions use zmq_filtering (set it on the master too)")
+	unsigned := flag.Bool("unsigned", false, "with -serve-swarm: the minions take unsigned publications (a master with sign_pub_messages: False)")
 	keydir := flag.String("keydir", filepath.Join(os.TempDir(), "minionswarm-keys"), "with -serve-swarm: where minion keys are kept between runs")
 	flag.Parse()
 	if *passFile != "" {
@@ -91,7 +93,7 @@ func run() int {
 	defer stop()
 	var err error
 	if *serve {
-		err = serveSwarm(ctx, o.minions, *masterHost, *retPort, *pubPort, *keydir)
+		err = serveSwarm(ctx, o.minions, *masterHost, *retPort, *pubPort, *keydir, *zmqFiltering, *unsigned)
 	} else {
 		err = bench(ctx, o)
 	}
@@ -103,13 +105,13 @@ func run() int {
 }
 
 // serveSwarm runs the minions until stdin closes or a signal comes.
-func serveSwarm(ctx context.Context, n int, host string, ret, pub int, keydir string) error {
+func serveSwarm(ctx context.Context, n int, host string, ret, pub int, keydir string, zmqFiltering, unsigned bool) error {
 	work, err := os.MkdirTemp("", "apibench-swarm")
 	if err != nil {
 		return fmt.Errorf("make work dir: %w", err)
 	}
 	defer os.RemoveAll(work)
-	s, err := startSwarm(ctx, n, host, ret, pub, keydir, work)
+	s, err := startSwarm(ctx, n, host, ret, pub, keydir, work, zmqFiltering, unsigned)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,10 @@
 # runs the Salt column alone, APIBENCH_THREADS sets rest_cherrypy's
 # thread_pool (Salt's default 100 holds at most 100 /events streams),
 # APIBENCH_TMPFS_CACHE=1 puts each master's cachedir (the job cache) on a
-# tmpfs of this namespace.
+# tmpfs of this namespace. APIBENCH_MASTER_OPTS is YAML appended to both
+# masters' config (e.g. "sign_pub_messages: False"), APIBENCH_SWARM_FLAGS
+# go to the swarm (-zmq-filtering, -unsigned): the floors of
+# docs/BENCHMARKS.md taken away one at a time.
 set -euo pipefail
 salt_src=${1:-}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -84,6 +87,7 @@ rest_cherrypy:
   ssl_crt: $work/cert.pem
   ssl_key: $work/key.pem
   thread_pool: ${APIBENCH_THREADS:-100}
+${APIBENCH_MASTER_OPTS:-}
 EOF
 }
 
@@ -104,7 +108,8 @@ column() {
 	pids+=($!)
 	# The swarm runs until its stdin (this fifo's writer) closes.
 	mkfifo "$dir/swarm.in"
-	"$work/bin/apibench" -serve-swarm -minions 100 -master 127.0.0.1 -ret "$ret" -pub "$pub" <"$dir/swarm.in" 2>"$dir/swarm.out" &
+	# shellcheck disable=SC2086
+	"$work/bin/apibench" -serve-swarm ${APIBENCH_SWARM_FLAGS:-} -minions 100 -master 127.0.0.1 -ret "$ret" -pub "$pub" <"$dir/swarm.in" 2>"$dir/swarm.out" &
 	local swarm=$!
 	exec 9>"$dir/swarm.in"
 	for _ in $(seq 60); do

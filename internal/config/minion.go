@@ -39,8 +39,15 @@ type Minion struct {
 	ReturnRetryTimer      time.Duration
 	ReturnRetryTimerMax   time.Duration
 	ZMQFiltering          bool
-	KeySize               int
-	OpenMode              bool
+	// SignPubMessages is sign_pub_messages: a publication without the
+	// master's signature is refused. Salt's minion defaults to False
+	// and then checks no signature at all; Brine's defaults to True
+	// and checks every signature a publication carries either way, so
+	// only an explicit False lets unsigned publications in (a master
+	// with sign_pub_messages: False).
+	SignPubMessages bool
+	KeySize         int
+	OpenMode        bool
 	// GrainsRefreshEvery is grains_refresh_every (minutes in the file):
 	// how often the running minion gathers its grains again and, when
 	// they changed, refreshes its pillar so the master sees them; 0 is
@@ -120,6 +127,7 @@ var minionOptions = withShared([]Option[Minion]{
 	seconds("return_retry_timer", time.Second, 5, "minion", func(m *Minion) any { return &m.ReturnRetryTimer }),
 	seconds("return_retry_timer_max", time.Second, 10, "minion", func(m *Minion) any { return &m.ReturnRetryTimerMax }),
 	typed("zmq_filtering", KindBool, false, "minion", func(m *Minion) any { return &m.ZMQFiltering }),
+	typed("sign_pub_messages", KindBool, true, "minion", func(m *Minion) any { return &m.SignPubMessages }),
 	typed("keysize", KindInt, 2048, "minion", func(m *Minion) any { return &m.KeySize }),
 	typed("open_mode", KindBool, false, "minion", func(m *Minion) any { return &m.OpenMode }),
 	seconds("grains_refresh_every", time.Minute, 0, "minion", func(m *Minion) any { return &m.GrainsRefreshEvery }),

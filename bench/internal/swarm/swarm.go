@@ -40,6 +40,9 @@ type Options struct {
 	WorkDir string
 	// Log is the minions' logger (nil: discarded).
 	Log *slog.Logger
+	// Configure, when set, edits each minion's configuration before it
+	// starts (zmq_filtering, sign_pub_messages …).
+	Configure func(*config.Minion)
 }
 
 // Start starts the minions, with the grains id, os Debian, kernel Linux.
@@ -58,6 +61,9 @@ func Start(ctx context.Context, o Options) (*Swarm, error) {
 		c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{o.Host}, o.RetPort, o.PubPort
 		c.PKIDir, c.CacheDir = filepath.Join(o.WorkDir, "minion"), filepath.Join(o.WorkDir, "minion-cache")
 		c.AcceptanceWaitTime, c.AuthTimeout = time.Second, 5*time.Second
+		if o.Configure != nil {
+			o.Configure(c)
+		}
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 		key := o.Keys[i]
 		mn, err := minion.New(minion.Options{Config: c, Key: key, PubPEM: string(crypt.EncodePublicKey(&key.PublicKey)), NoDisk: true,
