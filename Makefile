@@ -58,7 +58,7 @@ windows:
 # ProcessPrng shim, in a private network namespace). Only the tests named
 # TestWindows* run: the rest of these packages' tests are the Linux ones.
 WIN_TEST_PKGS := ./internal/winsession ./internal/config ./internal/pki ./state/coregrains ./state/modules/cmd \
-	./state/modules/reg ./state/states/regstate ./minion/winservice
+	./state/modules/reg ./state/states/regstate ./minion/winservice ./state/modules/winservice ./state/modules/winsystem
 wintest:
 	@$(GO) build -o $(BIN)/winexec ./internal/testsupport/winetest/winexec
 	GOOS=windows GOARCH=amd64 $(GO) test -count=1 -run '^TestWindows' -exec $(BIN)/winexec $(WIN_TEST_PKGS)

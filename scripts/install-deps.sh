@@ -53,10 +53,12 @@ pkgs+=(rsync)
 # and headless Chromium for an EventSource on /events.
 pkgs+=(python3-requests salt-pepper chromium)
 # Windows minions (docs/WINDOWS.md): wine64 runs salt-minion.exe and the
-# Windows packages' tests, gcc-mingw-w64-x86-64 builds the ProcessPrng
+# Windows packages' tests; wine holds the wine, wineboot and wineserver
+# commands on PATH (wine64 alone, without its recommends, has only
+# /usr/lib/wine/wine64); gcc-mingw-w64-x86-64 builds the ProcessPrng
 # shim DLL Wine 8.0 lacks (internal/testsupport/winetest), xvfb and
 # xdotool give session mode's GUI test a display and find its window.
-pkgs+=(wine64 gcc-mingw-w64-x86-64 xvfb xdotool)
+pkgs+=(wine wine64 gcc-mingw-w64-x86-64 xvfb xdotool)
 if [ "$bench" -eq 1 ]; then
 	# python3-psycopg2, python3-mysqldb: Salt's own database returners'
 	# drivers, for bench/minionswarm/saltret.py (Salt's per-return inserts).

@@ -238,12 +238,11 @@ func disableService(ctx context.Context) error {
 	if err := stopService(ctx, s); err != nil {
 		return fmt.Errorf("stop %s: %w", Name, err)
 	}
-	cfg, err := s.Config()
-	if err != nil {
-		return err
-	}
-	cfg.StartType = mgr.StartDisabled
-	if err := s.UpdateConfig(cfg); err != nil {
+	// Only the start type changes (SERVICE_NO_CHANGE elsewhere): no
+	// round trip through mgr.Config, whose optional levels not every
+	// service manager answers (Wine's services.exe: ERROR_INVALID_LEVEL).
+	if err := windows.ChangeServiceConfig(s.Handle, windows.SERVICE_NO_CHANGE, mgr.StartDisabled, windows.SERVICE_NO_CHANGE,
+		nil, nil, nil, nil, nil, nil, nil); err != nil {
 		return fmt.Errorf("disable %s: %w", Name, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,6 +86,20 @@ func (wc *winCluster) startSession(t *testing.T, env ...string) *exec.Cmd {
 	return cmd
 }
 
+// accept waits for win1's key to be pending, accepts it with salt-key
+// and waits until win1 answers test.ping.
+func (wc *winCluster) accept(t *testing.T) {
+	t.Helper()
+	wc.WaitFor("win1 pending", func() bool {
+		out, _ := wc.Run("salt-key", "-l", "pre")
+		return strings.Contains(out, "win1")
+	})
+	if out, code := wc.Run("salt-key", "-y", "-a", "win1"); code != 0 {
+		t.Fatalf("salt-key -a win1: exit %d\n%s", code, out)
+	}
+	wc.PingUntil("win1", "win1")
+}
+
 // json runs salt with --out json and returns win1's return.
 func (wc *winCluster) json(t *testing.T, args ...string) any {
 	t.Helper()
@@ -116,14 +131,7 @@ func TestWindowsMinion(t *testing.T) {
 	wc := newWinCluster(t)
 	m := wc.startSession(t)
 	defer stop(m)
-	wc.WaitFor("win1 pending", func() bool {
-		out, _ := wc.Run("salt-key", "-l", "pre")
-		return strings.Contains(out, "win1")
-	})
-	if out, code := wc.Run("salt-key", "-y", "-a", "win1"); code != 0 {
-		t.Fatalf("salt-key -a win1: exit %d\n%s", code, out)
-	}
-	wc.PingUntil("win1", "win1")
+	wc.accept(t)
 	if g := wc.json(t, "grains.item", "os_family", "minion_mode"); fmt.Sprint(g) != "map[minion_mode:session os_family:Windows]" {
 		t.Errorf("grains.item = %v", g)
 	}
@@ -163,12 +171,7 @@ func TestWindowsSessionGUI(t *testing.T) {
 	wc := newWinCluster(t, winetest.WithXvfb())
 	display := wc.w.Display
 	m := wc.startSession(t)
-	wc.WaitFor("win1 pending", func() bool {
-		out, _ := wc.Run("salt-key", "-l", "pre")
-		return strings.Contains(out, "win1")
-	})
-	wc.Run("salt-key", "-y", "-a", "win1")
-	wc.PingUntil("win1", "win1")
+	wc.accept(t)
 	bg := wc.json(t, "cmd.run_bg", "notepad.exe").(map[string]any)
 	if _, ok := bg["pid"]; !ok || bg["warnings"] != nil {
 		t.Errorf("session run_bg notepad = %v", bg)
@@ -178,4 +181,92 @@ func TestWindowsSessionGUI(t *testing.T) {
 		return len(bytes.TrimSpace(out)) > 0
 	})
 	stop(m)
+}
+
+// wine runs salt-minion.exe (or another Windows program) under Wine to
+// its end and returns its combined output and exit code.
+func (wc *winCluster) wine(t *testing.T, exe string, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := wc.w.Command(ctx, exe, args...).CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	}
+	t.Fatalf("wine %s %v: %v\n%s", exe, args, err, out)
+	return "", 0
+}
+
+// TestWindowsService: service mode under Wine's service manager
+// (services.exe). salt-minion.exe install registers the service, start
+// has the SCM start it, the minion it hosts signs in and answers jobs
+// (minion_mode is service; service.status of its own service through
+// the SCM is True, service.disable and service.enable of it change its
+// start type), cmd.run_bg of a GUI program gets the Session 0 warning
+// naming session mode, stop ends it (STOPPED, exit code 0), session
+// install disables it and remove deletes it.
+func TestWindowsService(t *testing.T) {
+	wc := newWinCluster(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(wc.w.BootLog)
+			t.Logf("--- the prefix's boot log (services.exe and its services) ---\n%s", b)
+		}
+	})
+	if out, code := wc.wine(t, wc.exe, "install", "-c", winetest.WinPath(wc.confDir), "-l", "info"); code != 0 {
+		t.Fatalf("salt-minion.exe install: exit %d\n%s", code, out)
+	}
+	if out, code := wc.wine(t, "sc.exe", "query", "salt-minion"); code != 0 || !strings.Contains(out, "STOPPED") {
+		t.Fatalf("sc query salt-minion after install: exit %d\n%s", code, out)
+	}
+	if out, code := wc.wine(t, wc.exe, "start"); code != 0 {
+		t.Fatalf("salt-minion.exe start: exit %d\n%s", code, out)
+	}
+	if out, _ := wc.wine(t, "sc.exe", "query", "salt-minion"); !strings.Contains(out, "RUNNING") {
+		t.Fatalf("sc query salt-minion after start:\n%s", out)
+	}
+	wc.accept(t)
+	if g := wc.json(t, "grains.item", "minion_mode"); fmt.Sprint(g) != "map[minion_mode:service]" {
+		t.Errorf("grains.item minion_mode = %v", g)
+	}
+	if st := wc.json(t, "service.status", "salt-minion"); st != true {
+		t.Errorf("service.status salt-minion = %v", st)
+	}
+	for _, fun := range []string{"service.disable", "service.enable"} {
+		if got := wc.json(t, fun, "salt-minion"); got != true {
+			t.Errorf("%s salt-minion = %v", fun, got)
+		}
+	}
+	bg, _ := wc.json(t, "cmd.run_bg", "notepad.exe").(map[string]any)
+	warn := fmt.Sprint(bg["warnings"])
+	if _, ok := bg["pid"]; !ok || !strings.Contains(warn, "Session 0") || !strings.Contains(warn, "session mode") {
+		t.Errorf("service run_bg notepad = %v, want a pid and the Session 0 warning naming session mode", bg)
+	}
+	if out, code := wc.wine(t, wc.exe, "stop"); code != 0 {
+		t.Fatalf("salt-minion.exe stop: exit %d\n%s", code, out)
+	}
+	if out, _ := wc.wine(t, "sc.exe", "query", "salt-minion"); !strings.Contains(out, "STOPPED") || !strings.Contains(out, "WIN32_EXIT_CODE    : 0 ") {
+		t.Errorf("sc query salt-minion after stop:\n%s", out)
+	}
+	// session install disables the installed service (the services.msc
+	// step) and writes the Run key; session remove deletes the key.
+	if out, code := wc.wine(t, wc.exe, "session", "install", "-c", winetest.WinPath(wc.confDir)); code != 0 {
+		t.Errorf("salt-minion.exe session install: exit %d\n%s", code, out)
+	}
+	if out, _ := wc.wine(t, "reg.exe", "query", `HKLM\System\CurrentControlSet\Services\salt-minion`, "/v", "Start"); !strings.Contains(out, "0x4") {
+		t.Errorf("the service's Start after session install is not 4 (disabled):\n%s", out)
+	}
+	if out, code := wc.wine(t, wc.exe, "session", "remove"); code != 0 {
+		t.Errorf("salt-minion.exe session remove: exit %d\n%s", code, out)
+	}
+	if out, code := wc.wine(t, wc.exe, "remove"); code != 0 {
+		t.Fatalf("salt-minion.exe remove: exit %d\n%s", code, out)
+	}
+	if out, code := wc.wine(t, "sc.exe", "query", "salt-minion"); code == 0 {
+		t.Errorf("sc query salt-minion after remove: exit 0\n%s", out)
+	}
 }

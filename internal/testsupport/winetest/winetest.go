@@ -65,6 +65,10 @@ type Wine struct {
 	// Display is the Xvfb display (":N") every Wine program gets, "" when
 	// the prefix was started without one.
 	Display string
+	// BootLog is the file the prefix's boot wrote to; the service
+	// manager it started (services.exe) and the services it starts
+	// inherit it as their standard output and error.
+	BootLog string
 	holder  *exec.Cmd
 	xvfb    *exec.Cmd
 	netns   string
@@ -116,21 +120,33 @@ func Start(ctx context.Context, dir string, opts ...Option) (*Wine, error) {
 	return w, nil
 }
 
-// boot starts the prefix's wineserver (persistent until Close) and runs
-// wineboot. Both write to a log file rather than a pipe: the Wine
-// processes they start (wineserver, services.exe, …) outlive them and
-// would hold a pipe open, so a later reader would never see its end.
+// boot creates the prefix (wineboot -i), then restarts its wineserver
+// (persistent until Close) and boots it again. The restart is what makes
+// the prefix's service manager one process: under a persistent
+// wineserver, Wine 8.0's `wineboot -i` leaves two services.exe of the
+// prefix running (one from the start of the boot, one from its end;
+// counted with ps), each with its own service database in memory and
+// both serving the svcctl pipe, so a service one of them created
+// (`salt-minion.exe install`) was unknown to the other ("Service does
+// not exist" from OpenService, or "Service database locked" while the
+// second one autostarted). A plain `wineboot` of the created prefix
+// starts one. The commands write to a log file rather than a pipe: the
+// Wine processes they start (wineserver, services.exe, …) outlive them
+// and would hold a pipe open, so a later reader would never see its end.
 func (w *Wine) boot(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(w.Prefix, 0o755); err != nil {
 		return fmt.Errorf("winetest: %w", err)
 	}
 	logPath := filepath.Join(dir, "wineboot.log")
+	w.BootLog = logPath
 	log, err := os.Create(logPath)
 	if err != nil {
 		return fmt.Errorf("winetest: %w", err)
 	}
 	defer log.Close()
-	for _, args := range [][]string{{"wineserver", "-p"}, {"wineboot", "-i"}} {
+	steps := [][]string{{"wineserver", "-p"}, {"wineboot", "-i"},
+		{"wineserver", "-k"}, {"wineserver", "-w"}, {"wineserver", "-p"}, {"wineboot"}}
+	for _, args := range steps {
 		cmd := w.Linux(ctx, args[0], args[1:]...)
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Run(); err != nil {

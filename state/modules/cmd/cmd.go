@@ -3,8 +3,10 @@
 // environment, shell, stdin, timeout, umask and return-code handling.
 //
 // Not supported: template= (no renderer in the thin binary yet; it is
-// an error), use_vt (commands run without a terminal), password and the
-// Windows-only options (accepted and ignored).
+// an error), use_vt (commands run without a terminal). On Windows,
+// password= logs runas on and encoded_cmd= passes the command to
+// PowerShell as -EncodedCommand; elsewhere both are accepted and ignored,
+// as cmdmod ignores them there.
 package cmd
 
 import (

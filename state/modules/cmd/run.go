@@ -267,6 +267,9 @@ func (p *prepared) setUmask(v any) error {
 // with python_shell a string runs as `shell -c cmd`; otherwise it is
 // split with shlex rules and executed without a shell.
 func (p *prepared) setArgv(c *modules.Call, shell string) error {
+	if p.powerShellArgv(c, shell) {
+		return nil
+	}
 	switch x := c.Arg("cmd").(type) {
 	case []any:
 		for _, a := range x {

@@ -157,6 +157,10 @@ func checkShell(shell string) (string, error) {
 	return shell, nil
 }
 
+// powerShellArgv: cmdmod prepares PowerShell command lines on Windows
+// only.
+func (p *prepared) powerShellArgv(*modules.Call, string) bool { return false }
+
 // shellArgv runs cmd through `shell -c` (/bin/sh when none is given).
 func (p *prepared) shellArgv(shell, cmd string) {
 	if shell == "" {

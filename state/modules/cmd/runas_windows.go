@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/winsession"
 	"github.com/brinesalt/brine/state/modules"
 )
@@ -181,17 +182,45 @@ func checkShell(shell string) (string, error) {
 	return "", &modules.ExecutionError{Msg: fmt.Sprintf("unsupported shell type: %s", p)}
 }
 
+// powerShellArgv builds the command line for shell=powershell or pwsh
+// as cmdmod._prep_powershell_cmd does, whatever python_shell says:
+// `shell -NonInteractive -NoProfile -ExecutionPolicy Bypass` then
+// `-File script args…` for cmd.script, `-EncodedCommand cmd` with
+// encoded_cmd=True, else `-Command cmd` (a list joined with spaces).
+// It reports whether shell is a PowerShell.
+func (p *prepared) powerShellArgv(c *modules.Call, shell string) bool {
+	base := strings.ToLower(filepath.Base(shell))
+	if base != "powershell.exe" && base != "pwsh.exe" {
+		return false
+	}
+	var words []string
+	switch x := c.Arg("cmd").(type) {
+	case []any:
+		for _, a := range x {
+			words = append(words, ordered.KeyString(a))
+		}
+	default:
+		words = []string{ordered.KeyString(x)}
+	}
+	p.argv = []string{shell, "-NonInteractive", "-NoProfile", "-ExecutionPolicy", "Bypass"}
+	switch {
+	case c.Fun != nil && strings.HasPrefix(c.Fun.Name, "cmd.script"):
+		p.argv = append(append(p.argv, "-File"), words...)
+	case c.Bool("encoded_cmd"):
+		p.argv = append(p.argv, "-EncodedCommand", strings.Join(words, " "))
+	default:
+		p.argv = append(p.argv, "-Command", strings.Join(words, " "))
+	}
+	p.display = strings.Join(words, " ")
+	return true
+}
+
 // shellArgv runs cmd through cmd.exe /c (salt/platform/win.py
-// prepend_cmd, the command line passed as written) or through
-// PowerShell with -Command (cmdmod._prep_powershell_cmd).
+// prepend_cmd, the command line passed as written); PowerShell is
+// powerShellArgv's.
 func (p *prepared) shellArgv(shell, cmd string) {
 	if shell == "" {
 		shell = DefaultShell
-	}
-	base := strings.ToLower(filepath.Base(shell))
-	if base == "powershell.exe" || base == "pwsh.exe" {
-		p.argv = []string{shell, "-NonInteractive", "-NoProfile", "-ExecutionPolicy", "Bypass", "-Command", cmd}
-		return
 	}
 	p.argv = []string{shell}
 	p.cmdline = syscall.EscapeArg(shell) + " /c " + cmd

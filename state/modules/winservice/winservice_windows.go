@@ -195,7 +195,7 @@ func serviceNames(_ context.Context, c *modules.Call) (any, error) {
 		if err != nil {
 			continue
 		}
-		cfg, err := s.Config()
+		cfg, err := queryConfig(s)
 		s.Close()
 		if err != nil {
 			continue
@@ -219,7 +219,7 @@ func Info(name string) (*ordered.Map, error) {
 		return nil, modules.Errorf("Failed To Open %s: %s", name, errText(err))
 	}
 	defer s.Close()
-	cfg, err := s.Config()
+	cfg, err := queryConfig(s)
 	if err != nil {
 		return nil, modules.Errorf("Failed To Open %s: %s", name, errText(err))
 	}
@@ -465,13 +465,7 @@ func setStartType(name string, t uint32, delayed bool) error {
 		return modules.Errorf("Failed To Open %s: %s", name, errText(err))
 	}
 	defer s.Close()
-	cfg, err := s.Config()
-	if err != nil {
-		return modules.Errorf("Failed To Open %s: %s", name, errText(err))
-	}
-	cfg.StartType = t
-	cfg.DelayedAutoStart = delayed && t == mgr.StartAutomatic
-	if err := s.UpdateConfig(cfg); err != nil {
+	if err := changeStartType(s, t, delayed); err != nil {
 		return modules.Errorf("Failed To Modify %s: %s", name, errText(err))
 	}
 	return nil
