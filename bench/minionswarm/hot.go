@@ -97,6 +97,7 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 	start := time.Now()
 	var wg sync.WaitGroup
 	logs := newLogCount()
+	gate := o.startGate()
 	for i := range n {
 		id := fmt.Sprintf("swarm-%05d", i)
 		c := config.DefaultMinion(dir)
@@ -108,7 +109,7 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 		o := minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
-			Log: slog.New(logs), Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}
+			Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}
 		var run func(context.Context) error
 		if minion.IsHot(c) {
 			h, err := minion.NewHot(o)

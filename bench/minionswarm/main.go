@@ -64,9 +64,11 @@ func run() int {
 	distinct := flag.Int("keys", 0, "distinct minion keys, shared round-robin by the swarm (0: one per minion); making a key costs ~150 ms of CPU, signing in with a shared key costs the same")
 	orderMasters := flag.Bool("order-masters", false, "internal: -serve-master with order_masters")
 	signIn := flag.Duration("signin-timeout", 15*time.Minute, "give up when not every minion has signed in and subscribed by then")
+	gate := flag.Int("start-gate", 16, "at most this many minions of one process starting (sign-in and first pillar) at once (minion.Options.StartGate; 0: no bound): "+
+		"thousands starting together in one process starve each other into sign-in timeouts, which real minions with their own CPUs do not")
 	flag.Parse()
 	o := runOpts{keydir: *keydir, workdir: *workdir, pings: *pings, workers: *workers, ramp: *ramp, keys: *distinct, split: *split,
-		cpuProfile: *cpuProfile, signIn: *signIn}
+		cpuProfile: *cpuProfile, signIn: *signIn, gate: *gate}
 	raiseNoFile()
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -79,7 +81,7 @@ func run() int {
 	if *serveTierDir != "" {
 		n, _ := strconv.Atoi(*ns)
 		t := tierOpts{dir: *serveTierDir, tier: *tier, tiers: *syndics, n: n, lowerPub: *pubPort, lowerRet: *retPort, topRet: *topRet,
-			workers: *workers, ramp: *ramp, keys: *distinct, keydir: *keydir}
+			workers: *workers, ramp: *ramp, keys: *distinct, keydir: *keydir, gate: *gate}
 		if err := serveTier(t); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -186,6 +188,15 @@ type runOpts struct {
 	split                bool
 	cpuProfile           string
 	signIn               time.Duration // how long sign-in may take
+	gate                 int           // minion.Options.StartGate's size, 0: none
+}
+
+// startGate is a StartGate of o.gate slots, nil for none.
+func (o runOpts) startGate() chan struct{} {
+	if o.gate <= 0 {
+		return nil
+	}
+	return make(chan struct{}, o.gate)
 }
 
 func runSwarm(n int, o runOpts, jc *cacheRun) error {
@@ -225,6 +236,7 @@ func runSwarm(n int, o runOpts, jc *cacheRun) error {
 
 	start := time.Now()
 	var wg sync.WaitGroup
+	gate := o.startGate()
 	for i := range n {
 		id := fmt.Sprintf("swarm-%05d", i)
 		c := config.DefaultMinion(dir)
@@ -235,7 +247,7 @@ func runSwarm(n int, o runOpts, jc *cacheRun) error {
 		// busy master may take to answer thousands at once.
 		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
-		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
+		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true, StartGate: gate,
 			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
 		if err != nil {
 			return err

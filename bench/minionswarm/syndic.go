@@ -64,10 +64,10 @@ func treeSwarm(n, k int, o runOpts) error {
 		go func() { defer wg.Done(); _ = s.Run(ctx) }()
 	}
 	start := time.Now()
-	logs := newLogCount()
+	logs, gate := newLogCount(), o.startGate()
 	// Minion j goes to lower master j mod k, started at o.ramp a second.
 	for j := range n {
-		if err := startSwarmMinion(ctx, &wg, dir, j, lowers[j%k].mo, ks[j], logs); err != nil {
+		if err := startSwarmMinion(ctx, &wg, dir, j, lowers[j%k].mo, ks[j], logs, gate); err != nil {
 			return err
 		}
 		if o.ramp > 0 && j%o.ramp == o.ramp-1 {
@@ -181,7 +181,7 @@ func newBenchSyndic(dir string, i int, lo, top master.Options, k *rsa.PrivateKey
 }
 
 // startSwarmMinion starts swarm minion j on master mo, as swarm does.
-func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int, mo master.Options, k *rsa.PrivateKey, logs *logCount) error {
+func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int, mo master.Options, k *rsa.PrivateKey, logs *logCount, gate chan struct{}) error {
 	id := fmt.Sprintf("swarm-%05d", j)
 	c := config.DefaultMinion(dir)
 	c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
@@ -191,7 +191,7 @@ func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int
 	c.AuthTries = 60
 	grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 	mn, err := minion.New(minion.Options{Config: c, Key: k, PubPEM: string(crypt.EncodePublicKey(&k.PublicKey)), NoDisk: true,
-		Log: slog.New(logs), Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
+		Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
 	if err != nil {
 		return err
 	}

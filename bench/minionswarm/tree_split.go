@@ -34,6 +34,7 @@ type tierOpts struct {
 	lowerPub, lowerRet  int
 	topRet              int
 	workers, ramp, keys int
+	gate                int
 	keydir              string
 }
 
@@ -41,7 +42,7 @@ func (t tierOpts) args() []string {
 	return []string{"-serve-tier", t.dir, "-tier", strconv.Itoa(t.tier), "-syndics", strconv.Itoa(t.tiers),
 		"-n", strconv.Itoa(t.n), "-pub", strconv.Itoa(t.lowerPub), "-ret", strconv.Itoa(t.lowerRet),
 		"-top-ret", strconv.Itoa(t.topRet), "-workers", strconv.Itoa(t.workers), "-ramp", strconv.Itoa(t.ramp),
-		"-keys", strconv.Itoa(t.keys), "-keydir", t.keydir}
+		"-keys", strconv.Itoa(t.keys), "-keydir", t.keydir, "-start-gate", strconv.Itoa(t.gate)}
 }
 
 // serveTier is the child side: syndic t.tier on its lower master and
@@ -64,10 +65,10 @@ func serveTier(t tierOpts) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = s.Run(ctx) }()
-	logs := newLogCount()
+	logs, gate := newLogCount(), runOpts{gate: t.gate}.startGate()
 	started := 0
 	for j := t.tier; j < t.n && ctx.Err() == nil; j += t.tiers {
-		if err := startSwarmMinion(ctx, &wg, t.dir, j, lo, ks[j], logs); err != nil {
+		if err := startSwarmMinion(ctx, &wg, t.dir, j, lo, ks[j], logs, gate); err != nil {
 			cancel()
 			wg.Wait()
 			return err
@@ -84,8 +85,8 @@ func serveTier(t tierOpts) error {
 		case <-ctx.Done():
 			done = true
 		case <-tick.C:
-			fmt.Fprintf(os.Stderr, "  tier %d minion warnings: %s\n", t.tier, logs)
 		}
+		fmt.Fprintf(os.Stderr, "  tier %d minion warnings: %s\n", t.tier, logs)
 	}
 	wg.Wait()
 	return nil
@@ -146,7 +147,7 @@ func treeSplit(n, k int, o runOpts) error {
 		}
 		lowers = append(lowers, l)
 		t, err := startTier(ctx, tierOpts{dir: dir, tier: i, tiers: k, n: n, lowerPub: lo.PublishPort, lowerRet: lo.RetPort,
-			topRet: to.RetPort, workers: o.workers, ramp: o.ramp, keys: o.keys, keydir: o.keydir})
+			topRet: to.RetPort, workers: o.workers, ramp: o.ramp, keys: o.keys, keydir: o.keydir, gate: o.gate})
 		if err != nil {
 			return err
 		}
