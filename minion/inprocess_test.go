@@ -26,12 +26,9 @@ func port(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// TestInProcess runs a master and three minions in one process (so the
-// race detector sees both sides) and pings them twice.
-func TestInProcess(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+// startAutoAcceptMaster starts an auto_accept master on loopback in
+// dir, stopped when the test ends.
+func startAutoAcceptMaster(ctx context.Context, t *testing.T, dir string) (*master.Master, master.Options) {
 	mo := master.DefaultOptions()
 	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", port(t), port(t)
 	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
@@ -44,7 +41,17 @@ func TestInProcess(t *testing.T) {
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer m.Stop()
+	t.Cleanup(m.Stop)
+	return m, mo
+}
+
+// TestInProcess runs a master and three minions in one process (so the
+// race detector sees both sides) and pings them twice.
+func TestInProcess(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	m, mo := startAutoAcceptMaster(ctx, t, dir)
 	mctx, stopMinions := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { stopMinions(); wg.Wait() }()
@@ -99,19 +106,7 @@ func TestStartGate(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	mo := master.DefaultOptions()
-	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", port(t), port(t)
-	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
-	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
-	mo.Auth.AutoAccept = true
-	m, err := master.New(mo, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
+	m, mo := startAutoAcceptMaster(ctx, t, dir)
 	gate := make(chan struct{}, 1)
 	gate <- struct{}{} // the test holds the only slot
 	mctx, stopMinions := context.WithCancel(ctx)
