@@ -46,8 +46,11 @@ type Master struct {
 	seen     nonces           // request nonces, for replay refusal (req.go)
 	authed   sync.Map         // id -> time of last accepted _auth
 	data     byID[minionData] // minion data cache: grains, pillar (pillar.go)
-	mineMu   sync.Mutex       // serialises read-modify-write of the mine banks on disk
-	reactor  *reactor.Reactor // nil without a reactor map (reactor.go)
+	// selfReturns holds the ids that sent a _return of their own, which
+	// tells a syndic that is also a minion from a relay (syndic.go).
+	selfReturns sync.Map
+	mineMu      sync.Mutex       // serialises read-modify-write of the mine banks on disk
+	reactor     *reactor.Reactor // nil without a reactor map (reactor.go)
 
 	pubSock   *transport.Publisher
 	req       *transport.Router

@@ -156,6 +156,7 @@ func (m *Master) handleAES(ctx context.Context, peer string, req *protocol.Reque
 	var ret any
 	switch cmd {
 	case protocol.CmdReturn:
+		m.noteSelfReturn(req.ID)
 		ret = m.onReturn(ctx, load)
 	case protocol.CmdPillar:
 		p := m.onPillar(ctx, req.ID, load)

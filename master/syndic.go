@@ -89,6 +89,14 @@ func (m *Master) syndicEntry(ctx context.Context, syndic string, entry *ordered.
 	})
 }
 
+// noteSelfReturn records that id sent a _return of its own: a syndic
+// that does is also a minion of this master (Syndics).
+func (m *Master) noteSelfReturn(id string) {
+	if m.o.OrderMasters {
+		m.selfReturns.Store(id, true)
+	}
+}
+
 func stringOr(v any, def string) string {
 	if s, ok := v.(string); ok && s != "" {
 		return s
@@ -118,9 +126,14 @@ func (m *Master) markSyndic(id string) {
 }
 
 // Syndics are the accepted ids registered as syndics (a marker in
-// cachedir/syndics), and of them the relays: the syndics that are not
-// also a minion of this master (no minion data cached for the id), so
-// never return for themselves.
+// cachedir/syndics), and of them the relays: the syndics not seen to be
+// also a minion of this master (a minion running with the syndic's id
+// and key, as Salt's docs suggest for the syndic node), so not expected
+// to return for themselves. A syndic is a minion once it has sent a
+// _return of its own since this master started; cached minion data
+// does not tell, since Salt's syndic fetches its pillar (and so leaves
+// grains and pillar in the minion data cache) like any minion. Salt's
+// CLI likewise never reports a registered syndic as not returned.
 func (m *Master) Syndics() (all, relays []string) {
 	ents, err := os.ReadDir(m.o.syndicDir())
 	if err != nil {
@@ -133,7 +146,7 @@ func (m *Master) Syndics() (all, relays []string) {
 			continue
 		}
 		all = append(all, id)
-		if _, ok := m.minionData(id); !ok {
+		if _, minion := m.selfReturns.Load(id); !minion {
 			relays = append(relays, id)
 		}
 	}

@@ -97,6 +97,26 @@ func TestSyndicReturn(t *testing.T) {
 	}
 }
 
+// TestSyndicRelayWithMinionData: Salt's salt-syndic fetches its pillar
+// as any minion does, so the top caches grains and pillar for it; it is
+// still a relay (not expected to return, never reported missing) until
+// it sends a _return of its own, as a minion with the syndic's id does.
+func TestSyndicRelayWithMinionData(t *testing.T) {
+	const jid = "20261202120000000004"
+	m := syndicMaster(t, jid)
+	m.storeData("syn1", minionData{Grains: ordered.FromPairs("id", "syn1"), Pillar: ordered.New()})
+	if got := m.onSyndicReturn(context.Background(), "syn1", syndicBatch("syn1", jid, nil, "l1")); got != true {
+		t.Fatalf("_syndic_return answered %v", got)
+	}
+	if all, relays := m.Syndics(); !slices.Equal(all, []string{"syn1"}) || !slices.Equal(relays, []string{"syn1"}) {
+		t.Errorf("with minion data cached: Syndics() = %v, %v; want [syn1] [syn1]", all, relays)
+	}
+	m.noteSelfReturn("syn1")
+	if all, relays := m.Syndics(); !slices.Equal(all, []string{"syn1"}) || len(relays) != 0 {
+		t.Errorf("after its own _return: Syndics() = %v, %v; want [syn1] []", all, relays)
+	}
+}
+
 func TestSyndicReturnRefusedWithoutOrderMasters(t *testing.T) {
 	const jid = "20261202120000000002"
 	m := syndicMaster(t, jid)

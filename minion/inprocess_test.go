@@ -26,12 +26,9 @@ func port(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// TestInProcess runs a master and three minions in one process (so the
-// race detector sees both sides) and pings them twice.
-func TestInProcess(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+// startAutoAcceptMaster starts an auto_accept master on loopback in
+// dir, stopped when the test ends.
+func startAutoAcceptMaster(ctx context.Context, t *testing.T, dir string) (*master.Master, master.Options) {
 	mo := master.DefaultOptions()
 	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", port(t), port(t)
 	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
@@ -44,7 +41,17 @@ func TestInProcess(t *testing.T) {
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer m.Stop()
+	t.Cleanup(m.Stop)
+	return m, mo
+}
+
+// TestInProcess runs a master and three minions in one process (so the
+// race detector sees both sides) and pings them twice.
+func TestInProcess(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	m, mo := startAutoAcceptMaster(ctx, t, dir)
 	mctx, stopMinions := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { stopMinions(); wg.Wait() }()
@@ -90,5 +97,51 @@ func TestInProcess(t *testing.T) {
 			}
 		}
 		unsub()
+	}
+}
+
+// TestStartGate: minions sharing a StartGate do not sign in while its
+// slots are taken, and all start, one at a time, once one is free.
+func TestStartGate(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	m, mo := startAutoAcceptMaster(ctx, t, dir)
+	gate := make(chan struct{}, 1)
+	gate <- struct{}{} // the test holds the only slot
+	mctx, stopMinions := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { stopMinions(); wg.Wait() }()
+	for i := range 3 {
+		c := config.DefaultMinion(dir)
+		c.ID, c.Masters, c.MasterPort, c.PublishPort = fmt.Sprintf("g%d", i), []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
+		c.PKIDir, c.CacheDir = fmt.Sprintf("%s/minion%d", dir, i), fmt.Sprintf("%s/cache%d", dir, i)
+		c.AcceptanceWaitTime = 200 * time.Millisecond
+		mn, err := minion.New(minion.Options{Config: c, StartGate: gate,
+			Grains: func(context.Context) (*ordered.Map, error) { return ordered.New(), nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := mn.Run(mctx); err != nil {
+				t.Errorf("minion: %v", err)
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	if ids := m.Accepted(); len(ids) != 0 {
+		t.Fatalf("minions signed in while the gate was held: %v", ids)
+	}
+	<-gate
+	for m.Subscribers() < 3 {
+		if ctx.Err() != nil {
+			t.Fatalf("after the gate opened only %d of 3 minions connected", m.Subscribers())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(gate) != 0 {
+		t.Errorf("a started minion still holds a gate slot")
 	}
 }

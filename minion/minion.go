@@ -54,6 +54,15 @@ type Options struct {
 	// MasterPubName names the pinned master key file in pki_dir;
 	// "" is minion_master.pub (a syndic's is syndic_master.pub).
 	MasterPubName string
+	// StartGate, when set, bounds how many minions sharing it are
+	// starting at once: a minion holds a slot from its first sign-in to
+	// the end of its first pillar refresh, the RSA-heavy part of its
+	// start. Thousands of minions in one process (the swarm benchmarks)
+	// otherwise starve each other of CPU until the master's replies
+	// wait past auth_timeout unread and every sign-in is done again, on
+	// both sides; a real minion has its own CPU. A minion whose key
+	// waits for acceptance holds its slot meanwhile. nil: no bound.
+	StartGate chan struct{}
 }
 
 // ErrMasterKeyChanged is the master offering a key other than the pinned
@@ -206,17 +215,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 // changed master key.
 func (m *Minion) Run(ctx context.Context) error {
 	defer m.req.Close()
-	if _, err := m.authenticate(ctx, 0); err != nil {
+	if err := m.start(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
-	}
-	if err := m.loadGrains(ctx); err != nil {
-		m.log.Warn("grains", logattr.Err, err)
-	}
-	if err := m.refreshPillar(ctx); err != nil {
-		m.log.Warn("pillar refresh failed", logattr.Err, err)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -258,6 +261,29 @@ func (m *Minion) Run(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// start is the first sign-in, grains and pillar, holding a StartGate
+// slot when there is a gate.
+func (m *Minion) start(ctx context.Context) error {
+	if g := m.o.StartGate; g != nil {
+		select {
+		case g <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-g }()
+	}
+	if _, err := m.authenticate(ctx, 0); err != nil {
+		return err
+	}
+	if err := m.loadGrains(ctx); err != nil {
+		m.log.Warn("grains", logattr.Err, err)
+	}
+	if err := m.refreshPillar(ctx); err != nil {
+		m.log.Warn("pillar refresh failed", logattr.Err, err)
+	}
+	return nil
 }
 
 // loadGrains gathers the grains (Options.Grains, or Salt's sequence of

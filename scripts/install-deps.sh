@@ -5,6 +5,8 @@
 #
 #   scripts/install-deps.sh           test-host harness (sshd, ssh, sudo, ip, ...), pyzmq
 #   scripts/install-deps.sh --bench   also ansible-core and hyperfine (bench/)
+#   scripts/install-deps.sh --interop also the Python modules Salt 3006 needs to run from its
+#                                     source by hand (docs/INTEROP.md); Salt itself is never installed
 #
 # The system's own sshd service is never started or needed: the test-host
 # harness (internal/testsupport/testhosts) runs its own sshd processes with their own
@@ -12,11 +14,13 @@
 set -euo pipefail
 
 bench=0
+interop=0
 for arg in "$@"; do
 	case "$arg" in
 	--bench) bench=1 ;;
+	--interop) interop=1 ;;
 	-h | --help)
-		sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -63,6 +67,12 @@ if [ "$bench" -eq 1 ]; then
 	# python3-psycopg2, python3-mysqldb: Salt's own database returners'
 	# drivers, for bench/minionswarm/saltret.py (Salt's per-return inserts).
 	pkgs+=(ansible-core hyperfine python3-psycopg2 python3-mysqldb)
+fi
+if [ "$interop" -eq 1 ]; then
+	# Salt's own imports (requirements/base.txt) for docs/INTEROP.md's
+	# "Reproducing by hand"; no Salt package, no Salt code.
+	pkgs+=(python3-msgpack python3-yaml python3-jinja2 python3-cryptography python3-pycryptodome python3-distro
+		python3-psutil python3-requests python3-packaging python3-markupsafe python3-setproctitle)
 fi
 
 missing=()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rsa"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,16 +26,16 @@ import (
 // same run. Each round pings every master alone, then all of them at
 // once; the table gives the medians of publish → last return and each
 // master's ratio to the single master.
-func hotSwarm(n int, keydir, workdir string, pings, workers, ramp, masters int) error {
-	ks, err := swarm.Keys(keydir, n)
+func hotSwarm(n int, o runOpts, masters int) error {
+	ks, err := swarm.Cycled(o.keydir, n, o.keys)
 	if err != nil {
 		return err
 	}
-	single, _, err := hotPhase(ks, workdir, pings, workers, ramp, 1)
+	single, _, err := hotPhase(ks, o, 1)
 	if err != nil {
 		return err
 	}
-	alone, together, err := hotPhase(ks, workdir, pings, workers, ramp, masters)
+	alone, together, err := hotPhase(ks, o, masters)
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,8 @@ func ratio(d, base time.Duration) float64 {
 // hotPhase runs the masters and the swarm once and returns, per master,
 // the last-return latencies of its rounds alone, and the slowest
 // master's latency of each round with all of them pinging together.
-func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, masters int) ([][]time.Duration, []time.Duration, error) {
+func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, []time.Duration, error) {
+	workdir, pings, workers, ramp := o.workdir, o.pings, o.workers, o.ramp
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := len(ks)
@@ -85,7 +87,7 @@ func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, master
 				return nil, nil, err
 			}
 		}
-		b, err := startChild(ctx, mdir, mo, "")
+		b, err := startChild(ctx, mdir, mo, "", false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -94,6 +96,8 @@ func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, master
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
+	logs := newLogCount()
+	gate := o.startGate()
 	for i := range n {
 		id := fmt.Sprintf("swarm-%05d", i)
 		c := config.DefaultMinion(dir)
@@ -105,7 +109,7 @@ func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, master
 		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 		o := minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
-			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}
+			Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}
 		var run func(context.Context) error
 		if minion.IsHot(c) {
 			h, err := minion.NewHot(o)
@@ -142,16 +146,16 @@ func hotPhase(ks []*rsa.PrivateKey, workdir string, pings, workers, ramp, master
 		if done {
 			break
 		}
-		if time.Since(start) > 15*time.Minute {
+		if time.Since(start) > o.signIn {
 			return nil, nil, fmt.Errorf("%d masters: not every minion connected: %v (load %s)", masters, counts, loadavg())
 		}
 		if time.Since(lastReport) > 10*time.Second {
-			fmt.Fprintf(os.Stderr, "  %s: %v load=%s\n", time.Since(start).Round(time.Second), counts, loadavg())
+			fmt.Fprintf(os.Stderr, "  %s: %v load=%s minion warnings: %s\n", time.Since(start).Round(time.Second), counts, loadavg(), logs)
 			lastReport = time.Now()
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	fmt.Printf("masters=%d minions=%d connect_all=%s load=%s\n", masters, n, time.Since(start).Round(time.Millisecond), loadavg())
+	fmt.Printf("masters=%d minions=%d connect_all=%s load=%s\n  minion warnings: %s\n", masters, n, time.Since(start).Round(time.Millisecond), loadavg(), logs)
 	alone := make([][]time.Duration, masters)
 	var together []time.Duration
 	for r := range pings {

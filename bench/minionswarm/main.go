@@ -56,7 +56,19 @@ func run() int {
 	masters := flag.Int("masters", 1, "hot multi-master: sign every minion in to this many masters (child processes) and compare each master's test.ping with a single master's, measured first in the same run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run here (with -split, the master's goes to this path + \".master\")")
 	syndics := flag.Int("syndics", 0, "run the swarm under a syndic tree: this many lower masters, each with a salt-syndic under one top master, the -n minions spread over them (syndic.go)")
+	compare := flag.Int("compare", 0, "with -syndics: then run this many minions directly under one master (a child process, as -split), in the same run, for the CPU-per-return comparison; "+
+		"each minion holds two connections, so one master can serve at most RLIMIT_NOFILE/2 of them")
+	serveTierDir := flag.String("serve-tier", "", "internal: run one tier of a -split syndic tree (its syndic and minions) in this directory")
+	tier := flag.Int("tier", 0, "internal: the tier -serve-tier runs")
+	topRet := flag.Int("top-ret", 0, "internal: the top master's ret port for -serve-tier")
+	distinct := flag.Int("keys", 0, "distinct minion keys, shared round-robin by the swarm (0: one per minion); making a key costs ~150 ms of CPU, signing in with a shared key costs the same")
+	orderMasters := flag.Bool("order-masters", false, "internal: -serve-master with order_masters")
+	signIn := flag.Duration("signin-timeout", 15*time.Minute, "give up when not every minion has signed in and subscribed by then")
+	gate := flag.Int("start-gate", 16, "at most this many minions of one process starting (sign-in and first pillar) at once (minion.Options.StartGate; 0: no bound): "+
+		"thousands starting together in one process starve each other into sign-in timeouts, which real minions with their own CPUs do not")
 	flag.Parse()
+	o := runOpts{keydir: *keydir, workdir: *workdir, pings: *pings, workers: *workers, ramp: *ramp, keys: *distinct, split: *split,
+		cpuProfile: *cpuProfile, signIn: *signIn, gate: *gate}
 	raiseNoFile()
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -66,8 +78,18 @@ func run() int {
 		}
 		defer stop()
 	}
+	if *serveTierDir != "" {
+		n, _ := strconv.Atoi(*ns)
+		t := tierOpts{dir: *serveTierDir, tier: *tier, tiers: *syndics, n: n, lowerPub: *pubPort, lowerRet: *retPort, topRet: *topRet,
+			workers: *workers, ramp: *ramp, keys: *distinct, keydir: *keydir, gate: *gate}
+		if err := serveTier(t); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if *serve != "" {
-		if err := serveMaster(*serve, *pubPort, *retPort, *workers); err != nil {
+		if err := serveMaster(*serve, *pubPort, *retPort, *workers, *orderMasters); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -94,21 +116,32 @@ func run() int {
 			return 2
 		}
 		if *syndics > 0 {
-			if err := treeSwarm(n, *syndics, *keydir, *workdir, *pings, *workers); err != nil {
+			tree := treeSwarm
+			if o.split {
+				tree = treeSplit
+			}
+			if err := tree(n, *syndics, o); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
+			}
+			if *compare > 0 {
+				o.split = true
+				if err := runSwarm(*compare, o, nil); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 1
+				}
 			}
 			continue
 		}
 		if *masters > 1 {
-			if err := hotSwarm(n, *keydir, *workdir, *pings, *workers, *ramp, *masters); err != nil {
+			if err := hotSwarm(n, o, *masters); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
 			continue
 		}
 		for _, jc := range runs {
-			if err := runSwarm(n, *keydir, *workdir, *pings, *workers, *ramp, *split, *cpuProfile, jc); err != nil {
+			if err := runSwarm(n, o, jc); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -147,16 +180,36 @@ func raiseNoFile() {
 	}
 }
 
-func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split bool, cpuProfile string, jc *cacheRun) error {
+// runOpts are the flags every swarm shape shares.
+type runOpts struct {
+	keydir, workdir      string
+	pings, workers, ramp int
+	keys                 int // distinct keys (swarm.Cycled)
+	split                bool
+	cpuProfile           string
+	signIn               time.Duration // how long sign-in may take
+	gate                 int           // minion.Options.StartGate's size, 0: none
+}
+
+// startGate is a StartGate of o.gate slots, nil for none.
+func (o runOpts) startGate() chan struct{} {
+	if o.gate <= 0 {
+		return nil
+	}
+	return make(chan struct{}, o.gate)
+}
+
+func runSwarm(n int, o runOpts, jc *cacheRun) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	t0 := time.Now()
-	ks, err := swarm.Keys(keydir, n)
+	ks, err := swarm.Cycled(o.keydir, n, o.keys)
 	if err != nil {
 		return err
 	}
 	keyTime := time.Since(t0)
-	dir, err := os.MkdirTemp(workdir, "minionswarm")
+	pings, workers, ramp := o.pings, o.workers, o.ramp
+	dir, err := os.MkdirTemp(o.workdir, "minionswarm")
 	if err != nil {
 		return err
 	}
@@ -171,8 +224,8 @@ func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split boo
 		}
 	}
 	var b backend
-	if split {
-		b, err = startChild(ctx, dir, mo, cpuProfile)
+	if o.split {
+		b, err = startChild(ctx, dir, mo, o.cpuProfile, false)
 	} else {
 		b, err = startInProcess(ctx, mo)
 	}
@@ -183,6 +236,7 @@ func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split boo
 
 	start := time.Now()
 	var wg sync.WaitGroup
+	gate := o.startGate()
 	for i := range n {
 		id := fmt.Sprintf("swarm-%05d", i)
 		c := config.DefaultMinion(dir)
@@ -193,7 +247,7 @@ func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split boo
 		// busy master may take to answer thousands at once.
 		c.AuthTries = 60
 		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
-		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
+		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true, StartGate: gate,
 			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
 		if err != nil {
 			return err
@@ -213,7 +267,7 @@ func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split boo
 		if authAll == 0 && b.accepted() >= n {
 			authAll = time.Since(start)
 		}
-		if time.Since(start) > 15*time.Minute {
+		if time.Since(start) > o.signIn {
 			if f, err := os.Create(filepath.Join(os.TempDir(), "minionswarm-goroutines.txt")); err == nil {
 				_ = pprof.Lookup("goroutine").WriteTo(f, 1)
 				f.Close()
@@ -240,16 +294,22 @@ func runSwarm(n int, keydir, workdir string, pings, workers, ramp int, split boo
 		}
 		pings = 0
 	}
+	cpu0, returned := b.masterCPU(), 0
 	for r := range pings {
 		_, got, expected, first, last, err := b.ping(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s\n", r+1, expected, got,
-			first.Round(time.Microsecond), last.Round(time.Microsecond))
+		returned += got
+		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s load=%s\n", r+1, expected, got,
+			first.Round(time.Microsecond), last.Round(time.Microsecond), loadavg())
 	}
 	rss, peak := b.masterRSS()
-	fmt.Printf("  master rss=%dMiB peak_rss=%dMiB\n", rss>>20, peak>>20)
+	fmt.Printf("  master rss=%dMiB peak_rss=%dMiB", rss>>20, peak>>20)
+	if returned > 0 {
+		fmt.Printf(" master cpu per return=%s (%s)", ((b.masterCPU() - cpu0) / time.Duration(returned)).Round(time.Microsecond), b.cpuScope())
+	}
+	fmt.Println()
 	cancel()
 	b.stop()
 	wg.Wait()
@@ -266,6 +326,10 @@ type backend interface {
 	// masterRSS is the master process's resident set now and at its
 	// peak (VmRSS, VmHWM), in bytes; in-process, minions are included.
 	masterRSS() (cur, peak int64)
+	// masterCPU is the master process's user+system CPU so far;
+	// in-process, minions are included (cpuScope says which).
+	masterCPU() time.Duration
+	cpuScope() string
 	ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error)
 	// runner runs a runner function on the master.
 	runner(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error)
@@ -284,6 +348,7 @@ func masterOptions(dir string, pub, ret, workers int) master.Options {
 
 type inProcess struct {
 	m      *master.Master
+	mo     master.Options
 	pkiDir string
 }
 
@@ -295,7 +360,7 @@ func startInProcess(ctx context.Context, mo master.Options) (*inProcess, error) 
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
-	return &inProcess{m: m, pkiDir: mo.PKIDir}, nil
+	return &inProcess{m: m, mo: mo, pkiDir: mo.PKIDir}, nil
 }
 
 func (b *inProcess) accepted() int { return acceptedKeys(b.pkiDir) }
@@ -329,6 +394,8 @@ func (b *inProcess) connected() int { return b.m.Subscribers() }
 func (b *inProcess) stop()          { b.m.Stop() }
 
 func (b *inProcess) masterRSS() (cur, peak int64) { return procRSS("self") }
+func (b *inProcess) masterCPU() time.Duration     { return cpuTime() }
+func (b *inProcess) cpuScope() string             { return "the whole process, minions included" }
 
 // procRSS reads VmRSS and VmHWM of a process from /proc.
 func procRSS(pid string) (cur, peak int64) {
@@ -408,9 +475,12 @@ type child struct {
 	pubPort int
 }
 
-func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile string) (*child, error) {
+func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile string, orderMasters bool) (*child, error) {
 	args := []string{"-serve-master", dir, "-pub", strconv.Itoa(mo.PublishPort),
 		"-ret", strconv.Itoa(mo.RetPort), "-workers", strconv.Itoa(mo.WorkerThreads)}
+	if orderMasters {
+		args = append(args, "-order-masters")
+	}
 	if cpuProfile != "" {
 		args = append(args, "-cpuprofile", cpuProfile+".master")
 	}
@@ -418,6 +488,8 @@ func startChild(ctx context.Context, dir string, mo master.Options, cpuProfile s
 	// An interrupt, not a kill, so the child writes its profile.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
+	// A killed bench takes its masters with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -461,6 +533,12 @@ func (c *child) connected() int {
 }
 
 func (c *child) ping(ctx context.Context) (jid string, got, expected int, first, last time.Duration, err error) {
+	return c.pingN(ctx, 0)
+}
+
+// pingN is ping waiting for n returns (0: as many as the master
+// expects; on a master of masters it expects only the syndics).
+func (c *child) pingN(ctx context.Context, n int) (jid string, got, expected int, first, last time.Duration, err error) {
 	time.Sleep(2 * time.Second) // let the last minions finish subscribing
 	cl, err := master.Dial(ctx, c.sock)
 	if err != nil {
@@ -485,7 +563,10 @@ func (c *child) ping(ctx context.Context) (jid string, got, expected int, first,
 	if err != nil {
 		return "", 0, 0, 0, 0, err
 	}
-	got, expected, first, last, err = collect(ctx, events, jid, len(minions), t0)
+	if n == 0 {
+		n = len(minions)
+	}
+	got, expected, first, last, err = collect(ctx, events, jid, n, t0)
 	return jid, got, expected, first, last, err
 }
 
@@ -502,6 +583,30 @@ func (c *child) runner(ctx context.Context, fun string, args []any, kw *ordered.
 func (c *child) accepted() int { return acceptedKeys(filepath.Join(c.dir, "pki")) }
 
 func (c *child) masterRSS() (cur, peak int64) { return procRSS(strconv.Itoa(c.cmd.Process.Pid)) }
+func (c *child) masterCPU() time.Duration     { return procCPU(strconv.Itoa(c.cmd.Process.Pid)) }
+func (c *child) cpuScope() string             { return "the master process alone" }
+
+// procCPU is a process's user+system CPU from /proc/<pid>/stat (clock
+// ticks of 10 ms).
+func procCPU(pid string) time.Duration {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces: the fields start after its ')'.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data)[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	// utime and stime are fields 14 and 15 of stat, 12 and 13 after ')'.
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
 
 func (c *child) stop() {
 	_ = c.cmd.Process.Signal(os.Interrupt)
@@ -509,10 +614,13 @@ func (c *child) stop() {
 }
 
 // serveMaster is the child side of -split.
-func serveMaster(dir string, pub, ret, workers int) error {
+func serveMaster(dir string, pub, ret, workers int, orderMasters bool) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	mo := masterOptions(dir, pub, ret, workers)
+	if orderMasters {
+		mo.OrderMasters, mo.SyndicWait = true, treeSyndicWait
+	}
 	if raw, err := readRaw(filepath.Join(dir, "jobcache.json")); err == nil {
 		mo.Raw = raw
 	}

@@ -20,38 +20,36 @@ import (
 	"github.com/brinesalt/brine/syndic"
 )
 
-// treeSwarm is the swarm under a syndic tree, all in this process: a
-// top master (order_masters), k lower masters each with a salt-syndic
-// (package syndic) under the top, and n swarm minions spread evenly over
-// the lower masters. It times test.ping published on the top until all
-// n returns are on the top's bus, and the process's CPU per return over
-// the rounds. The masters, syndics and minions share the process, so
-// its RSS and CPU are upper bounds for the top alone.
-func treeSwarm(n, k int, keydir, workdir string, pings, workers int) error {
+// treeSyndicWait is the top master's syndic_wait in the tree.
+const treeSyndicWait = 5 * time.Second
+
+// treeSwarm is the swarm under a syndic tree: a top master
+// (order_masters), k lower masters each with a salt-syndic (package
+// syndic) under the top, and n swarm minions spread evenly over the
+// lower masters, all in this process (-split: each in its own,
+// tree_split.go). It times test.ping published on the top until all n
+// returns are on the top's bus; everything shares this process, so its
+// CPU per return and peak RSS are upper bounds for the top.
+func treeSwarm(n, k int, o runOpts) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ks, err := swarm.Keys(keydir, n+k)
-	if err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp(workdir, "minionswarm-tree")
+	ks, keyTime, dir, to, err := treeSetup(n, k, o)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	to := masterOptions(filepath.Join(dir, "top"), freePort(), freePort(), workers)
-	to.OrderMasters, to.SyndicWait = true, 5*time.Second
-	top, err := startInProcess(ctx, to)
+	b, err := startInProcess(ctx, to)
 	if err != nil {
 		return err
 	}
+	top := &inProcessTop{b}
 	defer top.stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	var lowers []*inProcess
 	for i := range k {
-		lo := masterOptions(filepath.Join(dir, fmt.Sprintf("lower%d", i)), freePort(), freePort(), workers)
+		lo := masterOptions(filepath.Join(dir, fmt.Sprintf("lower%d", i)), freePort(), freePort(), o.workers)
 		l, err := startInProcess(ctx, lo)
 		if err != nil {
 			return err
@@ -64,55 +62,97 @@ func treeSwarm(n, k int, keydir, workdir string, pings, workers int) error {
 		}
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = s.Run(ctx) }()
-		for j := i; j < n; j += k {
-			if err := startSwarmMinion(ctx, &wg, dir, j, lo, ks[j]); err != nil {
-				return err
-			}
-		}
 	}
 	start := time.Now()
-	for {
-		c := 0
-		for _, l := range lowers {
-			c += l.connected()
+	logs, gate := newLogCount(), o.startGate()
+	// Minion j goes to lower master j mod k, started at o.ramp a second.
+	for j := range n {
+		if err := startSwarmMinion(ctx, &wg, dir, j, lowers[j%k].mo, ks[j], logs, gate); err != nil {
+			return err
 		}
-		if c >= n && top.connected() >= k {
-			break
+		if o.ramp > 0 && j%o.ramp == o.ramp-1 {
+			time.Sleep(time.Second)
 		}
-		if time.Since(start) > 15*time.Minute {
-			return fmt.Errorf("only %d of %d minions and %d of %d syndics connected", c, n, top.connected(), k)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	fmt.Printf("tree: syndics=%d minions=%d connect_all=%s load=%s\n", k, n, time.Since(start).Round(time.Millisecond), loadavg())
+	if err := waitTree(start, o.signIn, lowers, top, n, k, logs); err != nil {
+		return err
+	}
+	fmt.Printf("tree: syndics=%d minions=%d keys=%s connect_all=%s load=%s\n", k, n, keyTime.Round(time.Millisecond),
+		time.Since(start).Round(time.Millisecond), loadavg())
 	time.Sleep(time.Second) // the syndics' start events, the markers
-	cpu0 := cpuTime()
-	for r := range pings {
-		got, first, last, err := treePing(ctx, top.m, n)
+	cpu0, returned := top.masterCPU(), 0
+	var lasts []time.Duration
+	for r := range o.pings {
+		got, first, last, err := top.treePing(ctx, n)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s\n", r+1, n, got,
-			first.Round(time.Microsecond), last.Round(time.Microsecond))
+		returned += got
+		lasts = append(lasts, last)
+		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s load=%s\n", r+1, n, got,
+			first.Round(time.Microsecond), last.Round(time.Microsecond), loadavg())
 	}
-	cpu := cpuTime() - cpu0
+	cpu := top.masterCPU() - cpu0
 	_, peak := top.masterRSS()
-	fmt.Printf("  process cpu per return=%s (all masters, syndics and minions) peak_rss=%dMiB\n",
-		(cpu / time.Duration(max(pings*n, 1))).Round(time.Microsecond), peak>>20)
+	fmt.Printf("  top cpu per return=%s (%s) top peak_rss=%dMiB median last_return=%s\n",
+		(cpu / time.Duration(max(returned, 1))).Round(time.Microsecond), top.cpuScope(), peak>>20, median(lasts).Round(time.Millisecond))
 	return nil
 }
 
+// waitTree waits until every minion is subscribed to its lower master
+// and every syndic to the top, reporting progress every 10 s.
+func waitTree(start time.Time, limit time.Duration, lowers []*inProcess, top *inProcessTop, n, k int, logs *logCount) error {
+	last := time.Now()
+	for {
+		c, a := 0, 0
+		for _, l := range lowers {
+			c += l.connected()
+			a += l.accepted()
+		}
+		if c >= n && top.connected() >= k {
+			return nil
+		}
+		if time.Since(start) > limit {
+			return fmt.Errorf("only %d of %d minions and %d of %d syndics connected (minion warnings: %s)", c, n, top.connected(), k, logs)
+		}
+		if time.Since(last) > 10*time.Second {
+			fmt.Fprintf(os.Stderr, "  %s: %d of %d minions accepted, %d connected, %d of %d syndics, load=%s, minion warnings: %s\n",
+				time.Since(start).Round(time.Second), a, n, c, top.connected(), k, loadavg(), logs)
+			last = time.Now()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// treeSetup loads (or makes) the tree's keys, the n minions' and then
+// the k syndics', and makes its directory and the top's options.
+func treeSetup(n, k int, o runOpts) (ks []*rsa.PrivateKey, keyTime time.Duration, dir string, to master.Options, err error) {
+	t0 := time.Now()
+	if ks, err = swarm.Cycled(o.keydir, n+k, o.keys); err != nil {
+		return nil, 0, "", to, err
+	}
+	keyTime = time.Since(t0)
+	if dir, err = os.MkdirTemp(o.workdir, "minionswarm-tree"); err != nil {
+		return nil, 0, "", to, err
+	}
+	to = masterOptions(filepath.Join(dir, "top"), freePort(), freePort(), o.workers)
+	to.OrderMasters, to.SyndicWait = true, treeSyndicWait
+	return ks, keyTime, dir, to, nil
+}
+
+type inProcessTop struct{ *inProcess }
+
 // treePing publishes test.ping on the top and counts the returns the
 // syndics relay until all n are in or two minutes pass.
-func treePing(ctx context.Context, m *master.Master, n int) (got int, first, last time.Duration, err error) {
-	ch, unsub := m.Bus().Subscribe()
+func (t *inProcessTop) treePing(ctx context.Context, n int) (int, time.Duration, time.Duration, error) {
+	ch, unsub := t.m.Bus().Subscribe()
 	defer unsub()
 	t0 := time.Now()
-	jid, _, err := m.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
+	jid, _, err := t.m.Publish(ctx, master.PublishRequest{Tgt: "*", TgtType: "glob", Fun: "test.ping"})
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	got, _, first, last, err = collect(ctx, ch, jid, n, t0)
+	got, _, first, last, err := collect(ctx, ch, jid, n, t0)
 	return got, first, last, err
 }
 
@@ -141,15 +181,17 @@ func newBenchSyndic(dir string, i int, lo, top master.Options, k *rsa.PrivateKey
 }
 
 // startSwarmMinion starts swarm minion j on master mo, as swarm does.
-func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int, mo master.Options, k *rsa.PrivateKey) error {
+func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int, mo master.Options, k *rsa.PrivateKey, logs *logCount, gate chan struct{}) error {
 	id := fmt.Sprintf("swarm-%05d", j)
 	c := config.DefaultMinion(dir)
 	c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
 	c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
 	c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
+	// A sign-in waits auth_tries × auth_timeout: 60 s, as runSwarm's.
+	c.AuthTries = 60
 	grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
 	mn, err := minion.New(minion.Options{Config: c, Key: k, PubPEM: string(crypt.EncodePublicKey(&k.PublicKey)), NoDisk: true,
-		Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
+		Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
 	if err != nil {
 		return err
 	}

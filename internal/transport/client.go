@@ -20,7 +20,7 @@ func Dial(ctx context.Context, addr, typ string, identity []byte, max int) (*Con
 	// The handshake ends with ctx too, not only after its own 10 s: a
 	// peer that accepts and never speaks must not outlast the caller.
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	c, err := Handshake(nc, typ, identity, max, 10*time.Second)
+	c, err := Handshake(nc, typ, identity, max, HandshakeTimeout)
 	if !stop() && err == nil {
 		err = context.Cause(ctx)
 	}

@@ -121,7 +121,7 @@ func (p *Publisher) accept() {
 func (p *Publisher) serve(nc net.Conn) {
 	defer p.wg.Done()
 	setKeepAlive(nc)
-	c, err := Handshake(nc, TypePUB, nil, p.opts.MaxMessage, 10*time.Second)
+	c, err := Handshake(nc, TypePUB, nil, p.opts.MaxMessage, HandshakeTimeout)
 	if err != nil {
 		p.log.Debug("publish handshake refused", "peer", nc.RemoteAddr().String(), logattr.Err, err)
 		nc.Close()

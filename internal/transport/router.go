@@ -145,7 +145,7 @@ func (r *Router) serve(nc net.Conn) {
 	defer r.wg.Done()
 	setKeepAlive(nc)
 	id := []byte("\x00" + strconv.FormatInt(r.seq.Add(1), 10))
-	c, err := Handshake(nc, TypeROUTER, id, r.opts.MaxMessage, 10*time.Second)
+	c, err := Handshake(nc, TypeROUTER, id, r.opts.MaxMessage, HandshakeTimeout)
 	if err != nil {
 		r.log.Debug("request handshake refused", "peer", nc.RemoteAddr().String(), logattr.Err, err)
 		r.Dropped.Add(1)

@@ -87,6 +87,14 @@ type Conn struct {
 	timeout time.Duration
 }
 
+// HandshakeTimeout bounds a connection's ZMTP greeting and READY
+// exchange: libzmq's ZMQ_HANDSHAKE_IVL default, 30,000 ms, which Salt's
+// sockets keep. A tighter bound fails first where a host is busiest: a
+// master starved of CPU by thousands of sign-ins cut handshakes at
+// 10 s, the minions retried on new connections (more handshakes), and
+// sign-in stopped making progress (docs/BENCHMARKS.md, "Syndic trees").
+const HandshakeTimeout = 30 * time.Second
+
 // Handshake performs the greeting and the NULL READY exchange on nc as a
 // socket of type typ with the given identity, refusing incompatible
 // peers. max bounds received messages (0: DefaultMaxMessage); timeout
