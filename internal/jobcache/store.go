@@ -87,6 +87,9 @@ type Config struct {
 	UniqueJID bool
 	// ArchiveJobs is archive_jobs: clean-up moves rows to *_archive.
 	ArchiveJobs bool
+	// KeepJobs is keep_jobs_seconds, for the stores whose get_jids
+	// leaves out what it has expired (postgres_local_cache); 0 keeps all.
+	KeepJobs time.Duration
 	// Direct skips the on-disk spool: every write goes to the database
 	// before the call returns (minion-side returners).
 	Direct bool

@@ -56,18 +56,12 @@ func (s *Store) unreachable(what string, err error) {
 // them), from the spool while it still waits there.
 func (s *Store) GetLoad(ctx context.Context, jid string) (*ordered.Map, error) {
 	if p := s.pendingOf(kindLoad, jid); len(p) > 0 {
-		return decodeMap(p[len(p)-1].ret)
+		return s.d.pendingLoad(p[len(p)-1])
 	}
-	var text string
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", s.text("load"), s.d.q("jids"), s.d.q("jid"), s.d.ph(1))
-	err := s.db.QueryRowContext(ctx, q, jid).Scan(&text)
+	_, m, err := s.d.scanLoad(s.db.QueryRowContext(ctx, s.d.selectLoad(), jid))
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("load job %s: %w", jid, jobcache.ErrUnknownJob)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("load job %s: %w", jid, err)
-	}
-	m, err := decodeMap(text)
 	if err != nil {
 		return nil, fmt.Errorf("load job %s: %w", jid, err)
 	}
@@ -79,12 +73,12 @@ func (s *Store) GetLoad(ctx context.Context, jid string) (*ordered.Map, error) {
 // Salt's dict does.
 func (s *Store) GetJID(ctx context.Context, jid string) (*ordered.Map, error) {
 	out := ordered.New()
-	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s = %s", s.d.q("id"), s.text("full_ret"), s.d.q("salt_returns"), s.d.q("jid"), s.d.ph(1))
+	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s = %s", s.d.q("id"), s.text(s.d.returnsColumn()), s.d.q("salt_returns"), s.d.q("jid"), s.d.ph(1))
 	if err := s.scanReturns(ctx, out, q, jid); err != nil {
 		s.unreachable("get_jid", err)
 	}
 	for _, r := range s.pendingOf(kindReturn, jid) {
-		if m, err := decodeMap(r.full); err == nil {
+		if m, err := s.d.decodeReturn(r.full); err == nil {
 			out.Set(r.id, m)
 		}
 	}
@@ -104,7 +98,7 @@ func (s *Store) scanReturns(ctx context.Context, out *ordered.Map, q string, arg
 		if err := rows.Scan(&id, &text); err != nil {
 			return err
 		}
-		m, err := decodeMap(text)
+		m, err := s.d.decodeReturn(text)
 		if err != nil {
 			s.log.Warn(s.d.name()+" job cache: a stored return does not decode", "id", id, logattr.Err, err)
 			continue
@@ -119,13 +113,13 @@ func (s *Store) GetFun(ctx context.Context, fun string) (*ordered.Map, error) {
 	out := ordered.New()
 	q := fmt.Sprintf("SELECT s.%[1]s, s.%[2]s FROM %[3]s s JOIN (SELECT %[1]s, MAX(%[4]s) AS mj FROM %[3]s WHERE %[5]s = %[6]s GROUP BY %[1]s) m "+
 		"ON s.%[1]s = m.%[1]s AND s.%[4]s = m.mj WHERE s.%[5]s = %[7]s ORDER BY s.%[4]s",
-		s.d.q("id"), s.text("full_ret"), s.d.q("salt_returns"), s.d.q("jid"), s.d.q("fun"), s.d.ph(1), s.d.ph(2))
+		s.d.q("id"), s.text(s.d.returnsColumn()), s.d.q("salt_returns"), s.d.q("jid"), s.d.q("fun"), s.d.ph(1), s.d.ph(2))
 	if err := s.scanReturns(ctx, out, q, fun, fun); err != nil {
 		s.unreachable("get_fun", err)
 	}
 	for _, r := range s.pendingOf(kindReturn, "") {
 		if r.fun == fun {
-			if m, err := decodeMap(r.full); err == nil {
+			if m, err := s.d.decodeReturn(r.full); err == nil {
 				out.Set(r.id, m)
 			}
 		}
@@ -137,16 +131,16 @@ func (s *Store) GetFun(ctx context.Context, fun string) (*ordered.Map, error) {
 // each load format_job_instance shows.
 func (s *Store) GetJIDs(ctx context.Context) ([]jobcache.Job, error) {
 	byJID := map[string]*ordered.Map{}
-	rows, err := s.db.QueryContext(ctx, s.d.selectJIDs())
+	q, args := s.d.selectJIDs(s.cfg.KeepJobs)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err == nil {
 		defer rows.Close()
 		for rows.Next() {
-			var jid, text string
-			if err := rows.Scan(&jid, &text); err != nil {
-				return nil, fmt.Errorf("get_jids: %w", err)
-			}
-			if m, err := decodeMap(text); err == nil {
+			jid, m, err := s.d.scanLoad(rows)
+			if err == nil {
 				byJID[jid] = m
+			} else if jid == "" { // the row did not scan
+				return nil, fmt.Errorf("get_jids: %w", err)
 			} else {
 				s.log.Warn(s.d.name()+" job cache: a stored load does not decode", logattr.JID, jid, logattr.Err, err)
 			}
@@ -157,7 +151,7 @@ func (s *Store) GetJIDs(ctx context.Context) ([]jobcache.Job, error) {
 		s.unreachable("get_jids", err)
 	}
 	for _, r := range s.pendingOf(kindLoad, "") {
-		if m, err := decodeMap(r.ret); err == nil {
+		if m, err := s.d.pendingLoad(r); err == nil {
 			byJID[r.jid] = m
 		}
 	}

@@ -1,6 +1,7 @@
 // Package sqlcache is the database job caches and returners, mysql
-// (salt/returners/mysql.py) and pgjsonb (salt/returners/pgjsonb.py),
-// with Salt's tables, so Salt masters, dashboards and Brine read one
+// (salt/returners/mysql.py), pgjsonb (salt/returners/pgjsonb.py) and
+// postgres_local_cache (salt/returners/postgres_local_cache.py), with
+// Salt's tables, so Salt masters, dashboards and Brine read one
 // another's rows. On a master every write goes first to an on-disk
 // spool and from there to the database in batches, in order, exactly
 // once (see spool); minion-side returners write directly.
@@ -30,6 +31,9 @@ func init() {
 	jobcache.Register("pgjsonb", func(ctx context.Context, c jobcache.Config) (jobcache.Store, error) {
 		return Open(ctx, pgDialect{}, c)
 	})
+	jobcache.Register("postgres_local_cache", func(ctx context.Context, c jobcache.Config) (jobcache.Store, error) {
+		return Open(ctx, plcDialect{}, c)
+	})
 }
 
 // ErrRefused is a write the store will not make: a value too long for
@@ -46,7 +50,7 @@ const (
 	batchBytes = 4 << 20
 )
 
-// Store is a mysql or pgjsonb job cache.
+// Store is a mysql, pgjsonb or postgres_local_cache job cache.
 type Store struct {
 	d   dialect
 	db  *sql.DB
@@ -212,7 +216,7 @@ func (s *Store) Returner(ctx context.Context, ret *ordered.Map) error {
 			return err
 		}
 	}
-	rtext, full, err := encodeReturn(ret)
+	rtext, full, err := s.d.returnTexts(ret)
 	if err != nil {
 		return fmt.Errorf("save return %s: %w", jid, err)
 	}
@@ -277,17 +281,18 @@ func (s *Store) check(r *record) error {
 		return nil
 	}
 	var errs []error
+	lim := s.d.limits()
 	switch r.kind {
 	case kindEvent:
 		errs = append(errs, limit("tag", r.id, 255))
 	case kindReturn:
-		errs = append(errs, limit("id", r.id, 255), limit("fun", r.fun, 50))
+		errs = append(errs, limit("id", r.id, lim.id), limit("fun", r.fun, lim.fun))
 		if r.id == "" {
 			errs = append(errs, fmt.Errorf("the return has no minion id: %w", ErrRefused))
 		}
 		fallthrough
 	case kindLoad:
-		errs = append(errs, limit("jid", r.jid, 255))
+		errs = append(errs, limit("jid", r.jid, lim.jid))
 	}
 	most := s.d.maxText()
 	if s.packetMax > 0 {
