@@ -55,7 +55,7 @@ type dialect interface {
 	// load get_load answers.
 	selectLoad() string
 	selectJIDs(keep time.Duration) (string, []any)
-	scanLoad(sc scanner) (jid string, load *ordered.Map, err error)
+	scanLoad(sc scanner, dec loadDecoder) (jid string, load *ordered.Map, err error)
 	pendingLoad(r *record) (*ordered.Map, error)
 	// maxText is the largest JSON text a column takes.
 	maxText() int
@@ -69,6 +69,12 @@ type dialect interface {
 	// encoding), which retrying the same row cannot fix.
 	dataError(err error) bool
 }
+
+// loadDecoder decodes a jid's load stored as one JSON text.
+type loadDecoder func(jid, text string) (*ordered.Map, error)
+
+// decodeLoad is a loadDecoder that keeps nothing.
+func decodeLoad(_, text string) (*ordered.Map, error) { return decodeMap(text) }
 
 // scanner is a row of a query.
 type scanner interface{ Scan(dest ...any) error }
@@ -91,12 +97,12 @@ func (jsonDoc) returnsColumn() string { return "full_ret" }
 
 func (jsonDoc) decodeReturn(text string) (*ordered.Map, error) { return decodeMap(text) }
 
-func (jsonDoc) scanLoad(sc scanner) (string, *ordered.Map, error) {
+func (jsonDoc) scanLoad(sc scanner, dec loadDecoder) (string, *ordered.Map, error) {
 	var jid, text string
 	if err := sc.Scan(&jid, &text); err != nil {
 		return "", nil, err
 	}
-	m, err := decodeMap(text)
+	m, err := dec(jid, text)
 	return jid, m, err
 }
 

@@ -190,7 +190,7 @@ func (d plcDialect) selectJIDs(keep time.Duration) (string, []any) {
 
 // scanLoad is _build_dict: the columns under the load's keys, arg
 // decoded from its JSON (kept as text when it is not JSON).
-func (plcDialect) scanLoad(sc scanner) (string, *ordered.Map, error) {
+func (plcDialect) scanLoad(sc scanner, _ loadDecoder) (string, *ordered.Map, error) {
 	var jid string
 	vals := make([]string, len(plcLoadCols))
 	dest := []any{&jid}
@@ -219,7 +219,7 @@ func (d plcDialect) pendingLoad(r *record) (*ordered.Map, error) {
 	args := d.loadArgs(r)
 	vals := []any{r.jid}
 	vals = append(vals, args[2:]...)
-	_, m, err := d.scanLoad(valuesRow(vals))
+	_, m, err := d.scanLoad(valuesRow(vals), nil)
 	return m, err
 }
 

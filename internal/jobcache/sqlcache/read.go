@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/jobcache"
@@ -58,7 +59,7 @@ func (s *Store) GetLoad(ctx context.Context, jid string) (*ordered.Map, error) {
 	if p := s.pendingOf(kindLoad, jid); len(p) > 0 {
 		return s.d.pendingLoad(p[len(p)-1])
 	}
-	_, m, err := s.d.scanLoad(s.db.QueryRowContext(ctx, s.d.selectLoad(), jid))
+	_, m, err := s.d.scanLoad(s.db.QueryRowContext(ctx, s.d.selectLoad(), jid), decodeLoad)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("load job %s: %w", jid, jobcache.ErrUnknownJob)
 	}
@@ -127,16 +128,59 @@ func (s *Store) GetFun(ctx context.Context, fun string) (*ordered.Map, error) {
 	return out, nil
 }
 
+// decodedLoads keeps the loads get_jids decoded with their text, so
+// that a later get_jids decodes only the loads whose text changed (an
+// upsert) or that are new: the query still sends every load, but the
+// decoding, most of get_jids' own work, is done once per load. It holds
+// the jobs of the last get_jids only; the loads it hands out are
+// shared and read-only.
+type decodedLoads struct {
+	mu sync.Mutex
+	m  map[string]decodedLoad
+}
+
+type decodedLoad struct {
+	text string
+	load *ordered.Map
+}
+
+// decoder decodes through the kept loads, noting in seen what this
+// get_jids read.
+func (d *decodedLoads) decoder(seen map[string]decodedLoad) loadDecoder {
+	d.mu.Lock()
+	kept := d.m
+	d.mu.Unlock()
+	return func(jid, text string) (*ordered.Map, error) {
+		if e, ok := kept[jid]; ok && e.text == text {
+			seen[jid] = e
+			return e.load, nil
+		}
+		m, err := decodeMap(text)
+		if err == nil {
+			seen[jid] = decodedLoad{text: text, load: m}
+		}
+		return m, err
+	}
+}
+
+func (d *decodedLoads) replace(m map[string]decodedLoad) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m = m
+}
+
 // GetJIDs is get_jids, oldest first. pgjsonb reads only the parts of
 // each load format_job_instance shows.
 func (s *Store) GetJIDs(ctx context.Context) ([]jobcache.Job, error) {
 	byJID := map[string]*ordered.Map{}
 	q, args := s.d.selectJIDs(s.cfg.KeepJobs)
 	rows, err := s.db.QueryContext(ctx, q, args...)
+	seen := map[string]decodedLoad{}
 	if err == nil {
 		defer rows.Close()
+		dec := s.jids.decoder(seen)
 		for rows.Next() {
-			jid, m, err := s.d.scanLoad(rows)
+			jid, m, err := s.d.scanLoad(rows, dec)
 			if err == nil {
 				byJID[jid] = m
 			} else if jid == "" { // the row did not scan
@@ -149,6 +193,8 @@ func (s *Store) GetJIDs(ctx context.Context) ([]jobcache.Job, error) {
 	}
 	if err != nil {
 		s.unreachable("get_jids", err)
+	} else {
+		s.jids.replace(seen)
 	}
 	for _, r := range s.pendingOf(kindLoad, "") {
 		if m, err := s.d.pendingLoad(r); err == nil {

@@ -58,6 +58,8 @@ type Store struct {
 	log jobcache.Logger
 	sp  *spool // nil when Direct
 
+	jids decodedLoads // get_jids' loads, kept between calls
+
 	prepMu    sync.Mutex
 	prepared  bool
 	packetMax int // mysql's max_allowed_packet; 0 for none
@@ -153,33 +155,72 @@ func encodeReturn(ret *ordered.Map) (rtext, full string, err error) {
 	if rtext, err = encode(ret.Value("return")); err != nil {
 		return "", "", err
 	}
+	full, err = encodeWith(ret, "return", rtext)
+	return rtext, full, err
+}
+
+// encodeWith is the JSON of m with the value under key already encoded
+// as text.
+func encodeWith(m *ordered.Map, key, text string) (string, error) {
 	var b strings.Builder
-	b.Grow(len(rtext) + 256)
+	var err error
+	b.Grow(len(text) + 256)
 	b.WriteByte('{')
-	ret.Range(func(k, v any) bool {
+	m.Range(func(k, v any) bool {
 		if b.Len() > 1 {
 			b.WriteString(", ")
 		}
-		key, ok := k.(string)
+		name, ok := k.(string)
 		if !ok {
-			err = fmt.Errorf("ret key %v is not a string", k)
+			err = fmt.Errorf("key %v is not a string", k)
 			return false
 		}
-		b.WriteString(py.QuoteJSON(key, true))
+		b.WriteString(py.QuoteJSON(name, true))
 		b.WriteString(": ")
-		if key == "return" {
-			b.WriteString(rtext)
+		if name == key {
+			b.WriteString(text)
 			return true
 		}
-		var text string
-		if text, err = encode(v); err != nil {
+		var t string
+		if t, err = encode(v); err != nil {
 			return false
 		}
-		b.WriteString(text)
+		b.WriteString(t)
 		return true
 	})
 	b.WriteByte('}')
-	return rtext, b.String(), err
+	return b.String(), err
+}
+
+// SaveJob is SaveLoad and Returner of a job whose load and ret hold the
+// same "return" (a runner job: store_job's load is the job's data),
+// that value encoded once for the load, the return and full_ret; a
+// runner's answer (a list_jobs of every job) is most of both.
+// postgres_local_cache, which stores str() of a return, saves the two
+// as usual.
+func (s *Store) SaveJob(ctx context.Context, jid string, load, ret *ordered.Map) error {
+	if s.d.name() == "postgres_local_cache" {
+		if err := s.SaveLoad(ctx, jid, load, nil); err != nil {
+			return err
+		}
+		return s.Returner(ctx, ret)
+	}
+	shared, err := encode(ret.Value("return"))
+	if err != nil {
+		return fmt.Errorf("save job %s: %w", jid, err)
+	}
+	ltext, err := encodeWith(load, "return", shared)
+	if err != nil {
+		return fmt.Errorf("save load %s: %w", jid, err)
+	}
+	if err := s.put(ctx, &record{kind: kindLoad, at: time.Now().UnixMicro(), jid: jid, ret: ltext}); err != nil {
+		return err
+	}
+	full, err := encodeWith(ret, "return", shared)
+	if err != nil {
+		return fmt.Errorf("save return %s: %w", jid, err)
+	}
+	return s.put(ctx, returnRecord(jid, ret, shared, full))
 }
 
 // SaveLoad is save_load. The minions targeted are kept in the load as
@@ -220,11 +261,16 @@ func (s *Store) Returner(ctx context.Context, ret *ordered.Map) error {
 	if err != nil {
 		return fmt.Errorf("save return %s: %w", jid, err)
 	}
+	return s.put(ctx, returnRecord(jid, ret, rtext, full))
+}
+
+// returnRecord is the salt_returns record of ret with its texts.
+func returnRecord(jid string, ret *ordered.Map, rtext, full string) *record {
 	r := &record{kind: kindReturn, at: time.Now().UnixMicro(), jid: jid, ret: rtext, full: full}
 	r.id, _ = ret.Value("id").(string)
 	r.fun, _ = ret.Value("fun").(string)
 	r.succ, _ = ret.Value("success").(bool)
-	return s.put(ctx, r)
+	return r
 }
 
 // EventReturn is event_return: one salt_events row per event, with
