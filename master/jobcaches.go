@@ -66,7 +66,7 @@ func (m *Master) storeConfig() jobcache.Config {
 		Lookup:   func(key string) any { return m.o.Raw.Value(key) },
 		CacheDir: m.o.CacheDir, MasterID: m.ID(),
 		UniqueJID: m.optBool("unique_jid", false), ArchiveJobs: m.optBool("archive_jobs", false),
-		Log: m.log,
+		KeepJobs: m.o.KeepJobs, Log: m.log,
 	}
 	if n, ok := protocol.AsInt(m.o.Raw.Value("job_cache_spool_max_bytes")); ok && n > 0 {
 		c.SpoolMax = int64(n)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
@@ -82,14 +83,20 @@ func (m *Master) storeRunnerJob(ctx context.Context, jid string, data *ordered.M
 	load := ordered.FromPairs("id", id, "tgt", id, "jid", jid, "return", data,
 		"fun", data.Value("fun"), "user", data.Value("user"))
 	st := m.store()
-	if err := st.SaveLoad(ctx, jid, load, nil); err != nil {
-		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
-		return
-	}
 	ok, _ := data.Value("success").(bool)
 	r := &protocol.Return{ID: id, JID: jid, Fun: ordered.KeyString(data.Value("fun")), Return: data, Success: ok}
 	if !ok {
 		r.Retcode = 1
+	}
+	if js, both := st.(jobcache.JobSaver); both {
+		if err := js.SaveJob(ctx, jid, load, r.SaltMap()); err != nil {
+			m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
+		}
+		return
+	}
+	if err := st.SaveLoad(ctx, jid, load, nil); err != nil {
+		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)
+		return
 	}
 	if err := st.Returner(ctx, r.SaltMap()); err != nil {
 		m.log.Error("Could not store job cache info. Job details for this run may be unavailable.", logattr.JID, jid, logattr.Err, err)

@@ -39,8 +39,12 @@ func (c *cacheRun) raw() *ordered.Map {
 		return raw
 	}
 	raw.Set("master_job_cache", c.name)
-	prefix := map[string]string{"pgjsonb": "returner.pgjsonb.", "mysql": "mysql."}[c.name]
-	for k, v := range map[string]any{"host": c.srv.Host, "port": c.srv.Port, "user": c.srv.User, "pass": c.srv.Pass, "db": c.srv.DB} {
+	prefix := map[string]string{"pgjsonb": "returner.pgjsonb.", "mysql": "mysql.", "postgres_local_cache": "master_job_cache.postgres."}[c.name]
+	pass := "pass"
+	if c.name == "postgres_local_cache" {
+		pass = "passwd"
+	}
+	for k, v := range map[string]any{"host": c.srv.Host, "port": c.srv.Port, "user": c.srv.User, pass: c.srv.Pass, "db": c.srv.DB} {
 		raw.Set(prefix+k, v)
 	}
 	return raw
@@ -67,7 +71,7 @@ func (c *cacheRun) storedCount(db *sql.DB, cacheDir, jid string) int {
 	}
 	var n int
 	ph := "?"
-	if c.name == "pgjsonb" {
+	if c.name != "mysql" {
 		ph = "$1"
 	}
 	_ = db.QueryRow("SELECT COUNT(*) FROM salt_returns WHERE jid = "+ph, jid).Scan(&n)
@@ -132,7 +136,7 @@ func (c *cacheRun) measure(ctx context.Context, b backend, cacheDir string, n in
 		listed = v.(*ordered.Map).Len()
 	}
 	salt := "n/a"
-	if c.srv != nil && c.saltPy != "" {
+	if c.srv != nil && c.saltPy != "" && c.name != "postgres_local_cache" { // saltret.py has mysql and pgjsonb
 		secs, err := c.saltInserts(n)
 		ours, err2 := c.brineInserts(ctx, cacheDir, n)
 		if err = errors.Join(err, err2); err != nil {
@@ -250,7 +254,7 @@ func startCaches(names string, rounds, jobs int) ([]*cacheRun, func(), error) {
 		var err error
 		switch c.name {
 		case "local_cache":
-		case "pgjsonb":
+		case "pgjsonb", "postgres_local_cache":
 			c.srv, err = dbtest.StartPostgres()
 		case "mysql":
 			c.srv, err = dbtest.StartMariaDB()

@@ -50,7 +50,7 @@ func run() int {
 	retPort := flag.Int("ret", 0, "internal: ret port for -serve-master")
 	workdir := flag.String("workdir", "/var/tmp", "where the master's pki_dir and cachedir are made (a file system like /var's, where Salt keeps them; "+
 		"on the bench machine creating files under /tmp costs about 1 ms each, 30 times /var/tmp)")
-	jobCaches := flag.String("job-caches", "", "measure these master_job_cache returners instead of test.ping rounds (local_cache,pgjsonb,mysql); "+
+	jobCaches := flag.String("job-caches", "", "measure these master_job_cache returners instead of test.ping rounds (local_cache,pgjsonb,mysql,postgres_local_cache); "+
 		"the databases are throwaway servers (internal/testsupport/dbtest)")
 	listJobs := flag.Int("list-jobs", 10000, "with -job-caches: jobs in the cache when jobs.list_jobs is timed")
 	masters := flag.Int("masters", 1, "hot multi-master: sign every minion in to this many masters (child processes) and compare each master's test.ping with a single master's, measured first in the same run")

@@ -110,7 +110,7 @@ func unknownKeys[T any](raw *ordered.Map, table []Option[T]) []string {
 // config, read by the returner itself (salt/returners/__init__.py
 // get_returner_options): <name>.<attr>, <name>: {…} and, for
 // --return_config, <profile>.<name>.<attr> and <profile>.<name>: {…}.
-var returnerNames = []string{"mysql", "returner.mysql", "pgjsonb", "returner.pgjsonb", "rawfile_json", "syslog"}
+var returnerNames = []string{"mysql", "returner.mysql", "pgjsonb", "returner.pgjsonb", "master_job_cache.postgres", "rawfile_json", "syslog"}
 
 // isReturnerOption reports whether key is a returner's setting.
 func isReturnerOption(key string) bool {

@@ -44,6 +44,8 @@ type Cache struct {
 	Dir string
 	// UniqueJID is unique_jid: new jids end in "_<pid>".
 	UniqueJID bool
+
+	loads loadIndex
 }
 
 // New returns the cache under cachedir.
@@ -356,17 +358,22 @@ func (c *Cache) GetJIDs(ctx context.Context) ([]Job, error) {
 	work := make(chan string)
 	var mu sync.Mutex
 	var out []Job
+	seen := make(map[string]loadEntry, c.loads.size())
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var mine []Job
+			got := map[string]loadEntry{}
 			for top := range work {
-				mine = append(mine, readJobs(top)...)
+				mine = c.loads.readJobs(top, mine, got)
 			}
 			mu.Lock()
 			out = append(out, mine...)
+			for k, v := range got {
+				seen[k] = v
+			}
 			mu.Unlock()
 		}()
 	}
@@ -378,38 +385,104 @@ func (c *Cache) GetJIDs(ctx context.Context) ([]Job, error) {
 	}
 	close(work)
 	wg.Wait()
+	c.loads.replace(seen)
 	sort.Slice(out, func(i, j int) bool { return out[i].JID < out[j].JID })
 	return out, ctx.Err()
 }
 
-// readJobs reads the loads of the jobs under one top directory. A
-// runner job's load holds the runner's whole answer under "return"
-// (store_job saves it so), which no summary shows: it is stepped over
-// unbuilt, as the SQL stores leave it unread.
-func readJobs(top string) []Job {
+// loadIndex keeps the loads get_jids decoded, each with its .load.p's
+// stat, so that a later get_jids stats a job's load (one system call)
+// instead of reading and decoding it again (five and the decode). A
+// load is reused only while its file is the same file (device and
+// inode), of the same size and modification time; one modified within
+// the last two seconds is never kept, so a rewrite within the clock's
+// granularity cannot go unseen (git's racy-clean rule). It holds only
+// the jobs the last get_jids saw. The loads it hands out are shared:
+// read-only, as list_jobs uses them.
+type loadIndex struct {
+	mu sync.Mutex
+	m  map[string]loadEntry // by .load.p path
+}
+
+type loadEntry struct {
+	fi  fs.FileInfo
+	job Job
+}
+
+func (x *loadIndex) size() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.m)
+}
+
+func (x *loadIndex) get(path string) (loadEntry, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	e, ok := x.m[path]
+	return e, ok
+}
+
+func (x *loadIndex) replace(m map[string]loadEntry) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.m = m
+}
+
+// racyWindow is how recent a modification time keeps a load out of the
+// index.
+const racyWindow = 2 * time.Second
+
+// readJobs appends the loads of the jobs under one top directory to
+// out, and the ones fit to keep to keep. A runner job's load holds the
+// runner's whole answer under "return" (store_job saves it so), which
+// no summary shows: it is stepped over unbuilt, as the SQL stores leave
+// it unread.
+func (x *loadIndex) readJobs(top string, out []Job, keep map[string]loadEntry) []Job {
 	subs, _ := os.ReadDir(top)
-	out := make([]Job, 0, len(subs))
+	now := time.Now()
 	for _, s := range subs {
 		dir := filepath.Join(top, s.Name())
-		b, err := os.ReadFile(filepath.Join(dir, LoadP))
+		path := filepath.Join(dir, LoadP)
+		fi, err := os.Lstat(path)
 		if err != nil {
 			continue
 		}
-		m, err := protocol.Decoder{}.UnmarshalMapOmitting(b, "return")
-		if err != nil {
+		if e, ok := x.get(path); ok && os.SameFile(e.fi, fi) && e.fi.Size() == fi.Size() && e.fi.ModTime().Equal(fi.ModTime()) {
+			out = append(out, e.job)
+			keep[path] = e
 			continue
 		}
-		jid, _ := m.Value("jid").(string)
-		if jid == "" {
-			b, err := os.ReadFile(filepath.Join(dir, "jid"))
-			if err != nil {
-				continue
-			}
-			jid = strings.TrimSpace(string(b))
+		job, ok := readJob(dir, path)
+		if !ok {
+			continue
 		}
-		out = append(out, Job{JID: jid, Load: m})
+		out = append(out, job)
+		if now.Sub(fi.ModTime()) > racyWindow {
+			keep[path] = loadEntry{fi: fi, job: job}
+		}
 	}
 	return out
+}
+
+// readJob reads and decodes one job's load.
+func readJob(dir, path string) (Job, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Job{}, false
+	}
+	m, err := protocol.Decoder{}.UnmarshalMapOmitting(b, "return")
+	if err != nil {
+		return Job{}, false
+	}
+	jid, _ := m.Value("jid").(string)
+	if jid == "" {
+		b, err := os.ReadFile(filepath.Join(dir, "jid"))
+		if err != nil {
+			return Job{}, false
+		}
+		jid = strings.TrimSpace(string(b))
+	}
+	return Job{JID: jid, Load: m}, true
 }
 
 // CleanOldJobs is local_cache.clean_old_jobs (see Clean).
@@ -487,10 +560,57 @@ func JIDTime(jid string) (time.Time, error) {
 }
 
 // FormatJIDTime is salt.utils.jid.jid_to_time: "2026, Dec 01 02:03:04.000005".
+// A jid of 20 digits whose fields are in range is laid out from its own
+// digits, as Salt's does (list_jobs formats one per job); any other goes
+// through the time parser, which refuses what is not a time.
 func FormatJIDTime(jid string) string {
+	if s, ok := jidTimeFast(jid); ok {
+		return s
+	}
 	t, err := JIDTime(jid)
 	if err != nil || len(jid) < 20 {
 		return ""
 	}
 	return t.Format("2006, Jan 02 15:04:05") + "." + jid[14:20]
+}
+
+var monthAbbr = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// jidTimeFast is FormatJIDTime for the jids every day's clock makes:
+// false for anything the time parser would have to judge (day 29 and
+// later, whose month may not have it, included).
+func jidTimeFast(jid string) (string, bool) {
+	if len(jid) < 20 {
+		return "", false
+	}
+	n := func(i, j int) int {
+		v := 0
+		for _, c := range []byte(jid[i:j]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	mon, day, h, mi, sec := n(4, 6), n(6, 8), n(8, 10), n(10, 12), n(12, 14)
+	if n(0, 4) < 0 || n(14, 20) < 0 || mon < 1 || mon > 12 || day < 1 || day > 28 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(28)
+	b.WriteString(jid[:4])
+	b.WriteString(", ")
+	b.WriteString(monthAbbr[mon-1])
+	b.WriteByte(' ')
+	b.WriteString(jid[6:8])
+	b.WriteByte(' ')
+	b.WriteString(jid[8:10])
+	b.WriteByte(':')
+	b.WriteString(jid[10:12])
+	b.WriteByte(':')
+	b.WriteString(jid[12:14])
+	b.WriteByte('.')
+	b.WriteString(jid[14:20])
+	return b.String(), true
 }

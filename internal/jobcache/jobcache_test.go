@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
 )
@@ -72,5 +74,73 @@ func TestCache(t *testing.T) {
 	}
 	if FormatJIDTime(jid) != "2026, Dec 01 02:03:04.123456" {
 		t.Fatalf("FormatJIDTime = %q", FormatJIDTime(jid))
+	}
+}
+
+// FuzzJIDTimeFast: wherever the digit-by-digit layout answers, it is
+// what the time parser and Format make of the jid.
+func FuzzJIDTimeFast(f *testing.F) {
+	for _, s := range []string{"20261201020304123456", "20260228235959999999", "20260229000000000000", "2026130102030412345x", "20261201020304123456_77"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, jid string) {
+		fast, ok := jidTimeFast(jid)
+		if !ok {
+			return
+		}
+		tm, err := JIDTime(jid)
+		if err != nil {
+			t.Fatalf("fast path took %q, which the parser refuses: %v", jid, err)
+		}
+		if slow := tm.Format("2006, Jan 02 15:04:05") + "." + jid[14:20]; slow != fast {
+			t.Fatalf("%q: fast %q, parser %q", jid, fast, slow)
+		}
+	})
+}
+
+// TestGetJIDsSeesRewrites: get_jids reuses the loads it decoded before
+// only while their files are unchanged; a load saved again, a job
+// removed and a job added all show in the next answer.
+func TestGetJIDsSeesRewrites(t *testing.T) {
+	c := New(t.TempDir())
+	ctx := context.Background()
+	jids := []string{"20261201020304000001", "20261201020304000002"}
+	old := time.Now().Add(-time.Hour)
+	for _, jid := range jids {
+		if err := c.SaveLoad(ctx, jid, ordered.FromPairs("fun", "test.ping", "jid", jid), nil); err != nil {
+			t.Fatal(err)
+		}
+		// Old enough to be kept between calls.
+		if err := os.Chtimes(filepath.Join(c.JIDDir(jid), LoadP), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	funs := func() map[string]any {
+		jobs, err := c.GetJIDs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]any{}
+		for _, j := range jobs {
+			out[j.JID] = j.Load.Value("fun")
+		}
+		return out
+	}
+	if got := funs(); len(got) != 2 || c.loads.size() != 2 {
+		t.Fatalf("first get_jids = %v, %d kept", got, c.loads.size())
+	}
+	if err := c.SaveLoad(ctx, jids[0], ordered.FromPairs("fun", "test.echo", "jid", jids[0]), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(c.JIDDir(jids[1])); err != nil {
+		t.Fatal(err)
+	}
+	added := "20261201020304000003"
+	if err := c.SaveLoad(ctx, added, ordered.FromPairs("fun", "test.arg", "jid", added), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{jids[0]: "test.echo", added: "test.arg"}
+	if diff := cmp.Diff(want, funs()); diff != "" {
+		t.Errorf("get_jids after the changes (-want +got):\n%s", diff)
 	}
 }

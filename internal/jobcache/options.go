@@ -68,6 +68,11 @@ func fetchOption(get Lookup, retConfig, name, attr string) any {
 // jobs.list_jobs shows for a load. A nil load is the runner's "Error"
 // entry (salt/runners/jobs.py _format_job_instance).
 func FormatJobInstance(load *ordered.Map) *ordered.Map {
+	return formatJob(load, 5)
+}
+
+// formatJob builds the summary in a map with room for size keys.
+func formatJob(load *ordered.Map, size int) *ordered.Map {
 	if load == nil || load.Len() == 0 {
 		return ordered.FromPairs("Error", "Cannot contact returner or no job with this jid")
 	}
@@ -75,9 +80,12 @@ func FormatJobInstance(load *ordered.Map) *ordered.Map {
 	if args == nil {
 		args = []any{}
 	}
-	out := ordered.FromPairs("Function", orString(load.Value("fun"), "unknown-function"), "Arguments", args,
-		"Target", orValue(load.Value("tgt"), "unknown-target"), "Target-type", orString(load.Value("tgt_type"), "list"),
-		"User", orString(load.Value("user"), "root"))
+	out := ordered.NewSize(size)
+	out.Set("Function", orString(load.Value("fun"), "unknown-function"))
+	out.Set("Arguments", args)
+	out.Set("Target", orValue(load.Value("tgt"), "unknown-target"))
+	out.Set("Target-type", orString(load.Value("tgt_type"), "list"))
+	out.Set("User", orString(load.Value("user"), "root"))
 	if md, ok := load.Get("metadata"); ok {
 		out.Set("Metadata", md)
 	} else if kw, ok := load.Value("kwargs").(*ordered.Map); ok {
@@ -89,9 +97,9 @@ func FormatJobInstance(load *ordered.Map) *ordered.Map {
 }
 
 // FormatJIDInstance is salt.utils.jid.format_jid_instance: the summary
-// with StartTime.
+// with StartTime, built at its final size (list_jobs makes one per job).
 func FormatJIDInstance(jid string, load *ordered.Map) *ordered.Map {
-	out := FormatJobInstance(load)
+	out := formatJob(load, 7)
 	out.Set("StartTime", FormatJIDTime(jid))
 	return out
 }

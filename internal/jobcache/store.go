@@ -39,7 +39,8 @@ type Store interface {
 	GetFun(ctx context.Context, fun string) (*ordered.Map, error)
 	// GetJIDs is get_jids: every job with its load, oldest first. A
 	// store may leave out of the load what format_job_instance does
-	// not read.
+	// not read, and may hand out loads it keeps between calls: the
+	// loads are read-only.
 	GetJIDs(ctx context.Context) ([]Job, error)
 	// GetMinions is get_minions: the ids that returned anything.
 	GetMinions(ctx context.Context) ([]string, error)
@@ -59,6 +60,14 @@ type EventReturner interface {
 type Event struct {
 	Tag  string
 	Data *ordered.Map
+}
+
+// JobSaver is a store that saves a job's load and its one return in
+// one call, for a runner job, whose load (store_job's: the job's data)
+// and return hold the same runner answer: such a store encodes it once.
+// The load and ret are those SaveLoad and Returner would be given.
+type JobSaver interface {
+	SaveJob(ctx context.Context, jid string, load, ret *ordered.Map) error
 }
 
 // Job is one get_jids entry.
@@ -87,6 +96,9 @@ type Config struct {
 	UniqueJID bool
 	// ArchiveJobs is archive_jobs: clean-up moves rows to *_archive.
 	ArchiveJobs bool
+	// KeepJobs is keep_jobs_seconds, for the stores whose get_jids
+	// leaves out what it has expired (postgres_local_cache); 0 keeps all.
+	KeepJobs time.Duration
 	// Direct skips the on-disk spool: every write goes to the database
 	// before the call returns (minion-side returners).
 	Direct bool

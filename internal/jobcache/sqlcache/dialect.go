@@ -17,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // dialect is what differs between the MySQL and the PostgreSQL stores:
@@ -33,7 +35,28 @@ type dialect interface {
 	insertLoads(n int) string
 	insertReturns(n int) string
 	insertEvents(n int) string
-	successText(b bool) string
+	// loadArgs are one jids row's values, for insertLoads.
+	loadArgs(r *record) []any
+	// returnTexts are a return's two texts as a record keeps them (ret
+	// and full); full is what get_jid reads back.
+	returnTexts(ret *ordered.Map) (rtext, full string, err error)
+	// returnArgs are one salt_returns row's values, for insertReturns.
+	returnArgs(r *record) []any
+	// limits are the characters the jid, id and fun columns hold.
+	limits() columnLimits
+	// returnsColumn is the salt_returns column get_jid reads.
+	returnsColumn() string
+	// decodeReturn reads that column back into a minion's entry.
+	decodeReturn(text string) (*ordered.Map, error)
+	// selectLoad is get_load's query of one jid (its one placeholder);
+	// selectJIDs get_jids' query, with its arguments, of the jobs keep
+	// (keep_jobs_seconds, 0 for all) has not expired; scanLoad reads a
+	// row of either, pendingLoad a load still in the spool, into the
+	// load get_load answers.
+	selectLoad() string
+	selectJIDs(keep time.Duration) (string, []any)
+	scanLoad(sc scanner, dec loadDecoder) (jid string, load *ordered.Map, err error)
+	pendingLoad(r *record) (*ordered.Map, error)
 	// maxText is the largest JSON text a column takes.
 	maxText() int
 	// purge deletes what is older than keep; archive copies it first.
@@ -45,9 +68,45 @@ type dialect interface {
 	// dataError reports an error caused by one row's data (too long, bad
 	// encoding), which retrying the same row cannot fix.
 	dataError(err error) bool
-	// selectJIDs is the get_jids query.
-	selectJIDs() string
 }
+
+// loadDecoder decodes a jid's load stored as one JSON text.
+type loadDecoder func(jid, text string) (*ordered.Map, error)
+
+// decodeLoad is a loadDecoder that keeps nothing.
+func decodeLoad(_, text string) (*ordered.Map, error) { return decodeMap(text) }
+
+// scanner is a row of a query.
+type scanner interface{ Scan(dest ...any) error }
+
+// columnLimits are the characters Salt's varchar columns hold.
+type columnLimits struct{ jid, id, fun int }
+
+// jsonDoc is what mysql and pgjsonb share: a load is one JSON document
+// in jids.load; a return the JSON of its return and of the whole ret
+// dict, in salt_returns.return and full_ret.
+type jsonDoc struct{}
+
+func (jsonDoc) loadArgs(r *record) []any { return []any{r.jid, r.ret} }
+
+func (jsonDoc) returnTexts(ret *ordered.Map) (string, string, error) { return encodeReturn(ret) }
+
+func (jsonDoc) limits() columnLimits { return columnLimits{jid: 255, id: 255, fun: 50} }
+
+func (jsonDoc) returnsColumn() string { return "full_ret" }
+
+func (jsonDoc) decodeReturn(text string) (*ordered.Map, error) { return decodeMap(text) }
+
+func (jsonDoc) scanLoad(sc scanner, dec loadDecoder) (string, *ordered.Map, error) {
+	var jid, text string
+	if err := sc.Scan(&jid, &text); err != nil {
+		return "", nil, err
+	}
+	m, err := dec(jid, text)
+	return jid, m, err
+}
+
+func (jsonDoc) pendingLoad(r *record) (*ordered.Map, error) { return decodeMap(r.ret) }
 
 // strOpt is an option as text, "" when unset or None.
 func strOpt(o map[string]any, k string) string {
@@ -75,7 +134,7 @@ func portOpt(o map[string]any, def int) (int, error) {
 }
 
 // mysqlDialect is salt/returners/mysql.py.
-type mysqlDialect struct{}
+type mysqlDialect struct{ jsonDoc }
 
 func (mysqlDialect) name() string      { return "mysql" }
 func (mysqlDialect) ph(int) string     { return "?" }
@@ -174,19 +233,23 @@ func (mysqlDialect) insertEvents(n int) string {
 	return "INSERT INTO `salt_events` (`tag`, `data`, `master_id`, `alter_time`) VALUES " + rows(n, "(?, ?, ?, FROM_UNIXTIME(?))")
 }
 
-// successText is how MySQLdb writes a Python bool into varchar(10).
-func (mysqlDialect) successText(b bool) string {
-	if b {
-		return "1"
+// returnArgs write success as MySQLdb writes a Python bool into
+// varchar(10).
+func (mysqlDialect) returnArgs(r *record) []any {
+	succ := "0"
+	if r.succ {
+		succ = "1"
 	}
-	return "0"
+	return []any{r.fun, r.jid, r.ret, r.id, succ, r.full, float64(r.at) / 1e6}
 }
+
+func (mysqlDialect) selectLoad() string { return "SELECT `jid`, `load` FROM `jids` WHERE `jid` = ?" }
 
 // selectJIDs reads the loads without a runner job's return and the
 // targeted minions (see pgDialect.selectJIDs); a load that is not JSON
 // the server can read comes whole.
-func (mysqlDialect) selectJIDs() string {
-	return "SELECT `jid`, COALESCE(JSON_REMOVE(`load`, '$.return', '$.Minions'), `load`) FROM `jids` ORDER BY `jid`"
+func (mysqlDialect) selectJIDs(time.Duration) (string, []any) {
+	return "SELECT `jid`, COALESCE(JSON_REMOVE(`load`, '$.return', '$.Minions'), `load`) FROM `jids` ORDER BY `jid`", nil
 }
 
 func (d mysqlDialect) purge(ctx context.Context, tx *sql.Tx, keep time.Duration, archive bool) (int, error) {
@@ -219,7 +282,7 @@ func (mysqlDialect) dataError(err error) bool {
 }
 
 // pgDialect is salt/returners/pgjsonb.py.
-type pgDialect struct{}
+type pgDialect struct{ jsonDoc }
 
 func (pgDialect) name() string      { return "pgjsonb" }
 func (pgDialect) ph(n int) string   { return "$" + strconv.Itoa(n) }
@@ -313,15 +376,20 @@ func (pgDialect) insertEvents(n int) string {
 	return "INSERT INTO salt_events (tag, data, master_id, alter_time) VALUES " + numbered(n, 4, "($%d, $%d::jsonb, $%d, to_timestamp($%d))")
 }
 
-// successText is how psycopg2 writes a Python bool into varchar(10).
-func (pgDialect) successText(b bool) string { return strconv.FormatBool(b) }
+// returnArgs write success as psycopg2 writes a Python bool into
+// varchar(10).
+func (pgDialect) returnArgs(r *record) []any {
+	return []any{r.fun, r.jid, r.ret, r.id, strconv.FormatBool(r.succ), r.full, float64(r.at) / 1e6}
+}
+
+func (pgDialect) selectLoad() string { return "SELECT jid, load::text FROM jids WHERE jid = $1" }
 
 // selectJIDs reads the loads without what format_job_instance does not
 // show and can be large: a runner job's return (a jobs.list_jobs answer
 // holds every job) and the targeted minions. Removing keys from a jsonb
 // costs PostgreSQL less than building a smaller one from its parts.
-func (pgDialect) selectJIDs() string {
-	return "SELECT jid, (load - 'return' - 'Minions')::text FROM jids ORDER BY jid"
+func (pgDialect) selectJIDs(time.Duration) (string, []any) {
+	return "SELECT jid, (load - 'return' - 'Minions')::text FROM jids ORDER BY jid", nil
 }
 
 func (d pgDialect) purge(ctx context.Context, tx *sql.Tx, keep time.Duration, archive bool) (int, error) {

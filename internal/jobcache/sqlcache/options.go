@@ -29,10 +29,18 @@ var returnerSettings = map[string]settings{
 		attrs:    []string{"host", "user", "pass", "db", "port", "sslmode", "sslcert", "sslkey", "sslrootcert", "sslcrl"},
 		defaults: map[string]any{"host": "localhost", "user": "salt", "pass": "salt", "db": "salt", "port": 5432},
 	},
+	// postgres_local_cache reads master_job_cache.postgres.* (Salt's
+	// module has no defaults and fails without them; these are its
+	// documentation's example).
+	"postgres_local_cache": {
+		names:    []string{"master_job_cache.postgres"},
+		attrs:    []string{"host", "user", "passwd", "db", "port"},
+		defaults: map[string]any{"host": "salt", "user": "salt", "passwd": "salt", "db": "salt", "port": 5432},
+	},
 }
 
 // Options are the connection options of returner name ("mysql",
-// "pgjsonb") for a return (its ret_config and ret_kwargs; nil for the
+// "pgjsonb", "postgres_local_cache") for a return (its ret_config and ret_kwargs; nil for the
 // master's job cache), as get_returner_options finds them through get.
 func Options(name string, get jobcache.Lookup, ret *ordered.Map) map[string]any {
 	st := returnerSettings[name]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/jobcache"
@@ -56,18 +57,12 @@ func (s *Store) unreachable(what string, err error) {
 // them), from the spool while it still waits there.
 func (s *Store) GetLoad(ctx context.Context, jid string) (*ordered.Map, error) {
 	if p := s.pendingOf(kindLoad, jid); len(p) > 0 {
-		return decodeMap(p[len(p)-1].ret)
+		return s.d.pendingLoad(p[len(p)-1])
 	}
-	var text string
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", s.text("load"), s.d.q("jids"), s.d.q("jid"), s.d.ph(1))
-	err := s.db.QueryRowContext(ctx, q, jid).Scan(&text)
+	_, m, err := s.d.scanLoad(s.db.QueryRowContext(ctx, s.d.selectLoad(), jid), decodeLoad)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("load job %s: %w", jid, jobcache.ErrUnknownJob)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("load job %s: %w", jid, err)
-	}
-	m, err := decodeMap(text)
 	if err != nil {
 		return nil, fmt.Errorf("load job %s: %w", jid, err)
 	}
@@ -79,12 +74,12 @@ func (s *Store) GetLoad(ctx context.Context, jid string) (*ordered.Map, error) {
 // Salt's dict does.
 func (s *Store) GetJID(ctx context.Context, jid string) (*ordered.Map, error) {
 	out := ordered.New()
-	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s = %s", s.d.q("id"), s.text("full_ret"), s.d.q("salt_returns"), s.d.q("jid"), s.d.ph(1))
+	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s = %s", s.d.q("id"), s.text(s.d.returnsColumn()), s.d.q("salt_returns"), s.d.q("jid"), s.d.ph(1))
 	if err := s.scanReturns(ctx, out, q, jid); err != nil {
 		s.unreachable("get_jid", err)
 	}
 	for _, r := range s.pendingOf(kindReturn, jid) {
-		if m, err := decodeMap(r.full); err == nil {
+		if m, err := s.d.decodeReturn(r.full); err == nil {
 			out.Set(r.id, m)
 		}
 	}
@@ -104,7 +99,7 @@ func (s *Store) scanReturns(ctx context.Context, out *ordered.Map, q string, arg
 		if err := rows.Scan(&id, &text); err != nil {
 			return err
 		}
-		m, err := decodeMap(text)
+		m, err := s.d.decodeReturn(text)
 		if err != nil {
 			s.log.Warn(s.d.name()+" job cache: a stored return does not decode", "id", id, logattr.Err, err)
 			continue
@@ -119,13 +114,13 @@ func (s *Store) GetFun(ctx context.Context, fun string) (*ordered.Map, error) {
 	out := ordered.New()
 	q := fmt.Sprintf("SELECT s.%[1]s, s.%[2]s FROM %[3]s s JOIN (SELECT %[1]s, MAX(%[4]s) AS mj FROM %[3]s WHERE %[5]s = %[6]s GROUP BY %[1]s) m "+
 		"ON s.%[1]s = m.%[1]s AND s.%[4]s = m.mj WHERE s.%[5]s = %[7]s ORDER BY s.%[4]s",
-		s.d.q("id"), s.text("full_ret"), s.d.q("salt_returns"), s.d.q("jid"), s.d.q("fun"), s.d.ph(1), s.d.ph(2))
+		s.d.q("id"), s.text(s.d.returnsColumn()), s.d.q("salt_returns"), s.d.q("jid"), s.d.q("fun"), s.d.ph(1), s.d.ph(2))
 	if err := s.scanReturns(ctx, out, q, fun, fun); err != nil {
 		s.unreachable("get_fun", err)
 	}
 	for _, r := range s.pendingOf(kindReturn, "") {
 		if r.fun == fun {
-			if m, err := decodeMap(r.full); err == nil {
+			if m, err := s.d.decodeReturn(r.full); err == nil {
 				out.Set(r.id, m)
 			}
 		}
@@ -133,20 +128,63 @@ func (s *Store) GetFun(ctx context.Context, fun string) (*ordered.Map, error) {
 	return out, nil
 }
 
+// decodedLoads keeps the loads get_jids decoded with their text, so
+// that a later get_jids decodes only the loads whose text changed (an
+// upsert) or that are new: the query still sends every load, but the
+// decoding, most of get_jids' own work, is done once per load. It holds
+// the jobs of the last get_jids only; the loads it hands out are
+// shared and read-only.
+type decodedLoads struct {
+	mu sync.Mutex
+	m  map[string]decodedLoad
+}
+
+type decodedLoad struct {
+	text string
+	load *ordered.Map
+}
+
+// decoder decodes through the kept loads, noting in seen what this
+// get_jids read.
+func (d *decodedLoads) decoder(seen map[string]decodedLoad) loadDecoder {
+	d.mu.Lock()
+	kept := d.m
+	d.mu.Unlock()
+	return func(jid, text string) (*ordered.Map, error) {
+		if e, ok := kept[jid]; ok && e.text == text {
+			seen[jid] = e
+			return e.load, nil
+		}
+		m, err := decodeMap(text)
+		if err == nil {
+			seen[jid] = decodedLoad{text: text, load: m}
+		}
+		return m, err
+	}
+}
+
+func (d *decodedLoads) replace(m map[string]decodedLoad) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m = m
+}
+
 // GetJIDs is get_jids, oldest first. pgjsonb reads only the parts of
 // each load format_job_instance shows.
 func (s *Store) GetJIDs(ctx context.Context) ([]jobcache.Job, error) {
 	byJID := map[string]*ordered.Map{}
-	rows, err := s.db.QueryContext(ctx, s.d.selectJIDs())
+	q, args := s.d.selectJIDs(s.cfg.KeepJobs)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	seen := map[string]decodedLoad{}
 	if err == nil {
 		defer rows.Close()
+		dec := s.jids.decoder(seen)
 		for rows.Next() {
-			var jid, text string
-			if err := rows.Scan(&jid, &text); err != nil {
-				return nil, fmt.Errorf("get_jids: %w", err)
-			}
-			if m, err := decodeMap(text); err == nil {
+			jid, m, err := s.d.scanLoad(rows, dec)
+			if err == nil {
 				byJID[jid] = m
+			} else if jid == "" { // the row did not scan
+				return nil, fmt.Errorf("get_jids: %w", err)
 			} else {
 				s.log.Warn(s.d.name()+" job cache: a stored load does not decode", logattr.JID, jid, logattr.Err, err)
 			}
@@ -155,9 +193,11 @@ func (s *Store) GetJIDs(ctx context.Context) ([]jobcache.Job, error) {
 	}
 	if err != nil {
 		s.unreachable("get_jids", err)
+	} else {
+		s.jids.replace(seen)
 	}
 	for _, r := range s.pendingOf(kindLoad, "") {
-		if m, err := decodeMap(r.ret); err == nil {
+		if m, err := s.d.pendingLoad(r); err == nil {
 			byJID[r.jid] = m
 		}
 	}

@@ -1,6 +1,7 @@
 // Package sqlcache is the database job caches and returners, mysql
-// (salt/returners/mysql.py) and pgjsonb (salt/returners/pgjsonb.py),
-// with Salt's tables, so Salt masters, dashboards and Brine read one
+// (salt/returners/mysql.py), pgjsonb (salt/returners/pgjsonb.py) and
+// postgres_local_cache (salt/returners/postgres_local_cache.py), with
+// Salt's tables, so Salt masters, dashboards and Brine read one
 // another's rows. On a master every write goes first to an on-disk
 // spool and from there to the database in batches, in order, exactly
 // once (see spool); minion-side returners write directly.
@@ -30,6 +31,9 @@ func init() {
 	jobcache.Register("pgjsonb", func(ctx context.Context, c jobcache.Config) (jobcache.Store, error) {
 		return Open(ctx, pgDialect{}, c)
 	})
+	jobcache.Register("postgres_local_cache", func(ctx context.Context, c jobcache.Config) (jobcache.Store, error) {
+		return Open(ctx, plcDialect{}, c)
+	})
 }
 
 // ErrRefused is a write the store will not make: a value too long for
@@ -46,13 +50,15 @@ const (
 	batchBytes = 4 << 20
 )
 
-// Store is a mysql or pgjsonb job cache.
+// Store is a mysql, pgjsonb or postgres_local_cache job cache.
 type Store struct {
 	d   dialect
 	db  *sql.DB
 	cfg jobcache.Config
 	log jobcache.Logger
 	sp  *spool // nil when Direct
+
+	jids decodedLoads // get_jids' loads, kept between calls
 
 	prepMu    sync.Mutex
 	prepared  bool
@@ -149,33 +155,72 @@ func encodeReturn(ret *ordered.Map) (rtext, full string, err error) {
 	if rtext, err = encode(ret.Value("return")); err != nil {
 		return "", "", err
 	}
+	full, err = encodeWith(ret, "return", rtext)
+	return rtext, full, err
+}
+
+// encodeWith is the JSON of m with the value under key already encoded
+// as text.
+func encodeWith(m *ordered.Map, key, text string) (string, error) {
 	var b strings.Builder
-	b.Grow(len(rtext) + 256)
+	var err error
+	b.Grow(len(text) + 256)
 	b.WriteByte('{')
-	ret.Range(func(k, v any) bool {
+	m.Range(func(k, v any) bool {
 		if b.Len() > 1 {
 			b.WriteString(", ")
 		}
-		key, ok := k.(string)
+		name, ok := k.(string)
 		if !ok {
-			err = fmt.Errorf("ret key %v is not a string", k)
+			err = fmt.Errorf("key %v is not a string", k)
 			return false
 		}
-		b.WriteString(py.QuoteJSON(key, true))
+		b.WriteString(py.QuoteJSON(name, true))
 		b.WriteString(": ")
-		if key == "return" {
-			b.WriteString(rtext)
+		if name == key {
+			b.WriteString(text)
 			return true
 		}
-		var text string
-		if text, err = encode(v); err != nil {
+		var t string
+		if t, err = encode(v); err != nil {
 			return false
 		}
-		b.WriteString(text)
+		b.WriteString(t)
 		return true
 	})
 	b.WriteByte('}')
-	return rtext, b.String(), err
+	return b.String(), err
+}
+
+// SaveJob is SaveLoad and Returner of a job whose load and ret hold the
+// same "return" (a runner job: store_job's load is the job's data),
+// that value encoded once for the load, the return and full_ret; a
+// runner's answer (a list_jobs of every job) is most of both.
+// postgres_local_cache, which stores str() of a return, saves the two
+// as usual.
+func (s *Store) SaveJob(ctx context.Context, jid string, load, ret *ordered.Map) error {
+	if s.d.name() == "postgres_local_cache" {
+		if err := s.SaveLoad(ctx, jid, load, nil); err != nil {
+			return err
+		}
+		return s.Returner(ctx, ret)
+	}
+	shared, err := encode(ret.Value("return"))
+	if err != nil {
+		return fmt.Errorf("save job %s: %w", jid, err)
+	}
+	ltext, err := encodeWith(load, "return", shared)
+	if err != nil {
+		return fmt.Errorf("save load %s: %w", jid, err)
+	}
+	if err := s.put(ctx, &record{kind: kindLoad, at: time.Now().UnixMicro(), jid: jid, ret: ltext}); err != nil {
+		return err
+	}
+	full, err := encodeWith(ret, "return", shared)
+	if err != nil {
+		return fmt.Errorf("save return %s: %w", jid, err)
+	}
+	return s.put(ctx, returnRecord(jid, ret, shared, full))
 }
 
 // SaveLoad is save_load. The minions targeted are kept in the load as
@@ -212,15 +257,20 @@ func (s *Store) Returner(ctx context.Context, ret *ordered.Map) error {
 			return err
 		}
 	}
-	rtext, full, err := encodeReturn(ret)
+	rtext, full, err := s.d.returnTexts(ret)
 	if err != nil {
 		return fmt.Errorf("save return %s: %w", jid, err)
 	}
+	return s.put(ctx, returnRecord(jid, ret, rtext, full))
+}
+
+// returnRecord is the salt_returns record of ret with its texts.
+func returnRecord(jid string, ret *ordered.Map, rtext, full string) *record {
 	r := &record{kind: kindReturn, at: time.Now().UnixMicro(), jid: jid, ret: rtext, full: full}
 	r.id, _ = ret.Value("id").(string)
 	r.fun, _ = ret.Value("fun").(string)
 	r.succ, _ = ret.Value("success").(bool)
-	return s.put(ctx, r)
+	return r
 }
 
 // EventReturn is event_return: one salt_events row per event, with
@@ -277,17 +327,18 @@ func (s *Store) check(r *record) error {
 		return nil
 	}
 	var errs []error
+	lim := s.d.limits()
 	switch r.kind {
 	case kindEvent:
 		errs = append(errs, limit("tag", r.id, 255))
 	case kindReturn:
-		errs = append(errs, limit("id", r.id, 255), limit("fun", r.fun, 50))
+		errs = append(errs, limit("id", r.id, lim.id), limit("fun", r.fun, lim.fun))
 		if r.id == "" {
 			errs = append(errs, fmt.Errorf("the return has no minion id: %w", ErrRefused))
 		}
 		fallthrough
 	case kindLoad:
-		errs = append(errs, limit("jid", r.jid, 255))
+		errs = append(errs, limit("jid", r.jid, lim.jid))
 	}
 	most := s.d.maxText()
 	if s.packetMax > 0 {

@@ -356,3 +356,64 @@ func TestCleanOldJobs(t *testing.T) {
 		})
 	}
 }
+
+// TestSaveJobRows: a runner job saved in one call (its answer encoded
+// once) leaves the rows SaveLoad and Returner leave.
+func TestSaveJobRows(t *testing.T) {
+	for _, k := range servers {
+		t.Run(k.name, func(t *testing.T) {
+			srv := k.start(t)
+			ctx := context.Background()
+			st := openStore(t, k.d, srv, t.TempDir(), false, &logBuf{})
+			defer st.Close()
+			data := ordered.FromPairs("fun", "runner.jobs.list_jobs", "user", "root", "return", ordered.FromPairs("2026", ordered.FromPairs("Function", "é")), "success", true)
+			for i, jid := range []string{"20261201020304000001", "20261201020304000002"} {
+				load := ordered.FromPairs("id", "m_master", "tgt", "m_master", "jid", jid, "return", data, "fun", "runner.jobs.list_jobs", "user", "root")
+				r := ordered.FromPairs("id", "m_master", "jid", jid, "return", data, "retcode", 0, "success", true, "fun", "runner.jobs.list_jobs")
+				if i == 0 {
+					if err := st.SaveJob(ctx, jid, load, r); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if err := st.SaveLoad(ctx, jid, load, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Returner(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitWritten(t, st)
+			db, err := srv.SQL()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			rows := map[string][3]string{}
+			q := "SELECT j." + st.d.q("jid") + ", " + "j." + st.text("load") + ", r." + st.text("return") + ", r." + st.text("full_ret") +
+				" FROM " + st.d.q("jids") + " j JOIN " + st.d.q("salt_returns") + " r ON r." + st.d.q("jid") + " = j." + st.d.q("jid")
+			res, err := db.Query(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Close()
+			for res.Next() {
+				var jid string
+				var v [3]string
+				if err := res.Scan(&jid, &v[0], &v[1], &v[2]); err != nil {
+					t.Fatal(err)
+				}
+				for i := range v {
+					v[i] = strings.ReplaceAll(v[i], jid, "JID")
+				}
+				rows[jid] = v
+			}
+			if len(rows) != 2 {
+				t.Fatalf("rows = %v", rows)
+			}
+			if diff := cmp.Diff(rows["20261201020304000002"], rows["20261201020304000001"]); diff != "" {
+				t.Errorf("SaveJob's rows (-SaveLoad and Returner +SaveJob):\n%s", diff)
+			}
+		})
+	}
+}

@@ -267,9 +267,9 @@ func (s *Store) tx(ctx context.Context, recs []*record, seq uint64) error {
 		return err
 	}
 	if len(rets) > 0 {
-		args := make([]any, 0, 7*len(rets))
+		var args []any
 		for _, r := range rets {
-			args = append(args, r.fun, r.jid, r.ret, r.id, s.d.successText(r.succ), r.full, float64(r.at)/1e6)
+			args = append(args, s.d.returnArgs(r)...)
 		}
 		if _, err := tx.ExecContext(ctx, s.d.insertReturns(len(rets)), args...); err != nil {
 			return err
@@ -305,12 +305,12 @@ func (s *Store) insertLoads(ctx context.Context, tx *sql.Tx, loads []*record) er
 	for i, r := range loads {
 		last[r.jid] = i
 	}
-	args := make([]any, 0, 2*len(last))
+	var args []any
 	for i, r := range loads {
 		if last[r.jid] == i {
-			args = append(args, r.jid, r.ret)
+			args = append(args, s.d.loadArgs(r)...)
 		}
 	}
-	_, err := tx.ExecContext(ctx, s.d.insertLoads(len(args)/2), args...)
+	_, err := tx.ExecContext(ctx, s.d.insertLoads(len(last)), args...)
 	return err
 }

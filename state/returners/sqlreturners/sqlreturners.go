@@ -1,6 +1,7 @@
-// Package sqlreturners registers the database returners, mysql and
-// pgjsonb, for the minion's side: `salt --return mysql`, the minion's
-// own return option and ext_job_cache, a schedule's returner. Each
+// Package sqlreturners registers the database returners, mysql,
+// pgjsonb and postgres_local_cache, for the minion's side: `salt
+// --return mysql`, the minion's own return option and ext_job_cache, a
+// schedule's returner. Each
 // return is written before the call ends (no spool: a failure is the
 // minion's to log), through a connection pool kept per set of
 // connection options, as Salt's mysql returner keeps its connection in
@@ -24,7 +25,7 @@ import (
 )
 
 func init() {
-	for _, name := range []string{"mysql", "pgjsonb"} {
+	for _, name := range []string{"mysql", "pgjsonb", "postgres_local_cache"} {
 		returners.Default.Register(name, returner(name))
 	}
 }
