@@ -277,6 +277,7 @@ func publishFromMap(req *ordered.Map) PublishRequest {
 	p.RetConfig, _ = req.Value("ret_config").(string)
 	p.RetKwargs, _ = req.Value("ret_kwargs").(*ordered.Map)
 	p.To, _ = protocol.AsInt(req.Value("to"))
+	p.Relay, _ = req.Value("relay").(*ordered.Map)
 	p.Auth = credsFromMap(req)
 	return p
 }
@@ -332,6 +333,9 @@ func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []strin
 	}
 	if p.To > 0 {
 		req.Set("to", p.To)
+	}
+	if p.Relay != nil {
+		req.Set("relay", p.Relay)
 	}
 	p.Auth.addTo(req)
 	resp, err := c.call(ctx, req)

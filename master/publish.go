@@ -38,6 +38,10 @@ type PublishRequest struct {
 	// passes to its syndics in the load ("to", LocalClient._prep_pub);
 	// 0 means the master's timeout.
 	To int
+	// Relay is the ticket of a relayed copy (salt-cp --relay,
+	// docs/RELAY.md): it holds the run's key, so it goes only into the
+	// encrypted publication, never the job cache or the event bus.
+	Relay *ordered.Map
 }
 
 // Publish is ClearFuncs.publish: resolve the minions the target is
@@ -102,6 +106,10 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 	m.bus.Fire(jid, ordered.FromPairs("minions", ids))
 	m.bus.Fire(protocol.JobNewTag(jid), ordered.FromPairs("jid", jid, "tgt_type", string(kind), "tgt", r.Tgt,
 		"user", r.User, "fun", r.Fun, "arg", orList(r.Arg), "minions", ids, "missing", []any{}))
+	if r.Relay != nil {
+		load = load.Copy()
+		load.Set("relay", r.Relay)
+	}
 	sigAlgo := ""
 	if m.o.SignPubMessages {
 		sigAlgo = crypt.PKCS1v15SHA1
