@@ -117,3 +117,60 @@ func TestControlStreamWrongKey(t *testing.T) {
 		t.Errorf("controller sent %d chunks to an intruder", s.ControllerChunks)
 	}
 }
+
+// A minion that serves corrupt chunks over the minion-mode streams is
+// caught by the hash, never trusted again, and the others still end
+// with the whole file.
+func TestControlStreamCorruptPeer(t *testing.T) {
+	path, sum := release(t, 8*testChunk+99)
+	r := startControl(t, path, sum)
+	key := r.c.Key()
+	run := func(id, dir string, tamper func([]byte) []byte, done chan string) chan error {
+		errc := make(chan error, 1)
+		go func() {
+			opts := AgentOptions{Dir: dir, Mode: 0o600, Listen: "127.0.0.1:0", MaxServe: 4, tamper: tamper,
+				Done: func(s string) { done <- s }}
+			errc <- RunAgentConn(context.Background(), opts, r.ln.Addr().String(), key, id)
+		}()
+		return errc
+	}
+	wait := func(id string, done chan string) {
+		t.Helper()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s never finished", id)
+		}
+	}
+	// The liar gets the whole file first, so it is every other minion's
+	// first source.
+	liarDone := make(chan string, 1)
+	liar := run("liar", t.TempDir(), func(b []byte) []byte {
+		b = append([]byte(nil), b...)
+		b[len(b)/2] ^= 0xff
+		return b
+	}, liarDone)
+	wait("liar", liarDone)
+	var errs []chan error
+	var dirs []string
+	var dones []chan string
+	for i := range 3 {
+		dir, done := t.TempDir(), make(chan string, 1)
+		dirs, dones = append(dirs, dir), append(dones, done)
+		errs = append(errs, run(fmt.Sprintf("m%d", i), dir, nil, done))
+	}
+	for i, dir := range dirs {
+		wait(fmt.Sprintf("m%d", i), dones[i])
+		checkFile(t, dir, sum)
+	}
+	r.c.Close()
+	for _, e := range append(errs, liar) {
+		if err := <-e; err != nil {
+			t.Errorf("agent: %v", err)
+		}
+	}
+	s := r.c.Stats()
+	if s.Corrupt == 0 || len(s.Distrusted) != 1 || s.Distrusted[0] != "liar" {
+		t.Errorf("stats %+v: want the liar caught and distrusted", s)
+	}
+}
