@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/brinesalt/brine/internal/relay"
 	"github.com/brinesalt/brine/internal/testsupport/clustertest"
 	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 )
@@ -63,8 +65,8 @@ func TestE2ERelay(t *testing.T) {
 		if m == nil {
 			t.Fatalf("no relay stats in\n%s", out)
 		}
-		if m[1] != "7" || m[3] != "28" || m[4] != "0" {
-			t.Errorf("want 7 chunks from salt-cp and 28 between minions: %s", m[0])
+		if n := distinctChunks(t, filepath.Join(src, "release.bin")); m[1] != fmt.Sprint(n) || m[3] != fmt.Sprint(4*n) || m[4] != "0" {
+			t.Errorf("want each distinct chunk once from salt-cp and four times between minions: %s", m[0])
 		}
 		hashes := remoteHashes(t, c, dest+"/release.bin")
 		for _, id := range ids {
@@ -86,7 +88,7 @@ func TestE2ERelay(t *testing.T) {
 			chunks := filepath.Join(c.Dir, "minion-m5", "cache", "relay", ".chunks")
 			deadline := time.Now().Add(60 * time.Second)
 			for time.Now().Before(deadline) {
-				if ents, _ := os.ReadDir(chunks); len(ents) > 0 {
+				if verifiedChunks(chunks) > 0 {
 					victim.Process.Signal(syscall.SIGKILL)
 					killed <- true
 					return
@@ -122,6 +124,7 @@ func TestE2ERelay(t *testing.T) {
 				t.Errorf("%s has %q, want %s", id, hashes[id], big)
 			}
 		}
+		kept := verifiedChunks(filepath.Join(c.Dir, "minion-m5", "cache", "relay", ".chunks"))
 		start("m5")
 		c.PingUntil("m5", "m5")
 		out, code = c.Run("salt-cp", "--relay", "-l", "info", "m5", filepath.Join(src, "big.bin"), dest+"/big.bin", "--out", "json")
@@ -129,10 +132,43 @@ func TestE2ERelay(t *testing.T) {
 		if code != 0 || len(res) != 1 || cmp.Diff(map[string]any{dest + "/big.bin": true}, res[0]["m5"]) != "" {
 			t.Fatalf("rerun to m5: %d\n%s", code, out)
 		}
+		// Alone in the rerun, m5 gets from salt-cp only what it had not
+		// verified before it was killed.
+		if m := relayStats.FindStringSubmatch(out); m == nil || m[1] != fmt.Sprint(distinctChunks(t, filepath.Join(src, "big.bin"))-kept) {
+			t.Errorf("rerun after keeping %d verified chunks: %v", kept, m)
+		}
 		if h := remoteHashes(t, c, dest+"/big.bin"); h["m5"] != big {
 			t.Errorf("m5 has %q after the rerun", h["m5"])
 		}
 	})
+}
+
+// distinctChunks is how many different 1 MiB chunks the file has: the
+// relay moves each once (randomFile's text half repeats).
+func distinctChunks(t *testing.T, path string) int {
+	t.Helper()
+	f, err := relay.Split(path, relay.DefaultChunkSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range f.Chunks {
+		seen[c] = true
+	}
+	return len(seen)
+}
+
+// verifiedChunks counts the chunk files of a relay store's .chunks
+// directory (not the temporary files being written).
+func verifiedChunks(dir string) int {
+	ents, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".relay-") {
+			n++
+		}
+	}
+	return n
 }
 
 // jsonPart drops the log lines salt-cp -l info writes before and after
