@@ -278,6 +278,7 @@ func publishFromMap(req *ordered.Map) PublishRequest {
 	p.RetKwargs, _ = req.Value("ret_kwargs").(*ordered.Map)
 	p.To, _ = protocol.AsInt(req.Value("to"))
 	p.MasterID, _ = req.Value("master_id").(string)
+	p.Relay, _ = req.Value("relay").(*ordered.Map)
 	p.Auth = credsFromMap(req)
 	return p
 }
@@ -336,6 +337,9 @@ func (c *Client) Publish(ctx context.Context, p PublishRequest) (string, []strin
 	}
 	if p.MasterID != "" {
 		req.Set("master_id", p.MasterID)
+	}
+	if p.Relay != nil {
+		req.Set("relay", p.Relay)
 	}
 	p.Auth.addTo(req)
 	resp, err := c.call(ctx, req)

@@ -41,6 +41,10 @@ type PublishRequest struct {
 	// MasterID names the master the job came from (a syndic passes its
 	// upper master's); empty: this master's master_id, if set.
 	MasterID string
+	// Relay is the ticket of a relayed copy (salt-cp --relay,
+	// docs/RELAY.md): it holds the run's key, so it goes only into the
+	// encrypted publication, never the job cache or the event bus.
+	Relay *ordered.Map
 }
 
 // Publish is ClearFuncs.publish: resolve the minions the target is
@@ -108,6 +112,10 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 	m.bus.Fire(jid, ordered.FromPairs("minions", ids))
 	m.bus.Fire(protocol.JobNewTag(jid), ordered.FromPairs("jid", jid, "tgt_type", string(kind), "tgt", r.Tgt,
 		"user", r.User, "fun", r.Fun, "arg", orList(r.Arg), "minions", ids, "missing", []any{}))
+	if r.Relay != nil {
+		load = load.Copy()
+		load.Set("relay", r.Relay)
+	}
 	sigAlgo := ""
 	if m.o.SignPubMessages {
 		sigAlgo = crypt.PKCS1v15SHA1

@@ -82,7 +82,13 @@ func (m *Minion) runJob(ctx context.Context, job *protocol.Job) {
 			m.log.Warn("grains", logattr.Err, err)
 		}
 	}
-	res := m.execute(jctx, job.JID, job.Fun, args, kw)
+	var res *frame.Result
+	if job.Fun == protocol.RecvRelayFun {
+		ret, rc := m.recvRelay(ctx, jctx, job)
+		res = &frame.Result{Return: ret, Retcode: rc}
+	} else {
+		res = m.execute(jctx, job.JID, job.Fun, args, kw)
+	}
 	done()
 	if errors.Is(context.Cause(jctx), saltutil.ErrSignalled) {
 		// saltutil.kill_job/term_job: Salt's job process dies by the

@@ -95,6 +95,10 @@ type Plan struct {
 	// (<thin_dir>/files/<sha256>), by sha256, with their local paths;
 	// the executor sends those the host lacks before the run.
 	Uploads map[string]string
+	// Then, when set, turns the host's answer into the wrapper's own
+	// (salt-ssh's cp.get_file answers True or False where the host's
+	// cp.get_file names the file); it is not called on a failed run.
+	Then func(ret any, retcode int) (any, int)
 }
 
 // Options configure an Executor.
@@ -311,7 +315,9 @@ func (e *Executor) runThin(ctx context.Context, conn Conn, t *roster.Target, job
 // and a way to call functions there over the same connection, then runs
 // the plan.
 func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, job Job, tm *Timings) Result {
+	called := false // the thin binary is on the host after any call
 	call := func(ctx context.Context, fun string, args []any, kwargs *ordered.Map, refresh bool) Result {
+		called = true
 		r := e.runThin(ctx, conn, t, Job{JID: job.JID, Fun: fun, Arg: args, Kwarg: kwargs, RefreshGrains: refresh, preflightDone: job.preflightDone, full: true}, tm)
 		job.preflightDone = true
 		return r
@@ -345,6 +351,11 @@ func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, 
 	if plan.Done {
 		return Result{ID: t.ID, Return: plan.Return, Retcode: plan.Retcode, Out: plan.Out}
 	}
+	if len(plan.Uploads) > 0 && job.relay != nil && !called {
+		// The relay's agent is the thin binary: a planner that asked the
+		// host nothing (cp.get_file, cached grains) has not deployed it.
+		call(ctx, "test.true", nil, nil, false)
+	}
 	if len(plan.Uploads) > 0 {
 		start := time.Now()
 		err := e.fillCache(ctx, conn, t, plan.Uploads, job.relay)
@@ -360,6 +371,9 @@ func (e *Executor) runPlanned(ctx context.Context, conn Conn, t *roster.Target, 
 	r := e.runThin(ctx, conn, t, run, tm)
 	if r.Out == "" {
 		r.Out = plan.Out
+	}
+	if plan.Then != nil && r.Err == nil {
+		r.Return, r.Retcode = plan.Then(r.Return, r.Retcode)
 	}
 	return r
 }

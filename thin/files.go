@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -114,4 +115,36 @@ func (c *fileClient) cached(sum string) ([]byte, error) {
 		return nil, fmt.Errorf("cached file %s: checksum mismatch", sum)
 	}
 	return b, nil
+}
+
+// FileList lists saltenv's files, as file.recurse needs (Salt's
+// cp.list_master): those shipped with the job (salt-ssh sends every file
+// under the directories a state recurses), then those under the
+// file_roots, sorted and each once.
+func (c *fileClient) FileList(saltenv string) []string {
+	seen := map[string]bool{}
+	if files, ok := c.shipped.Value(saltenv).(*ordered.Map); ok {
+		files.Range(func(k, _ any) bool { seen[ordered.KeyString(k)] = true; return true })
+	}
+	dirs, _ := c.roots.Value(saltenv).([]any)
+	for _, d := range dirs {
+		dir, _ := d.(string)
+		if dir == "" {
+			continue
+		}
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				if rel, rerr := filepath.Rel(dir, p); rerr == nil {
+					seen[filepath.ToSlash(rel)] = true
+				}
+			}
+			return nil
+		})
+	}
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -7,7 +7,13 @@
 //   - salt-cp -C -n (no compression),
 //   - salt-cp -C -n with salt_cp_chunk_size 1 MiB,
 //   - salt cp.get_file salt://… : the minions pull the same file from
-//     the master's file server instead, the other way to ship it.
+//     the master's file server instead, the other way to ship it;
+//   - salt-cp --relay (Brine's own, docs/RELAY.md): salt-cp sends each
+//     chunk about once and the minions pass them on to each other.
+//
+// A second table gives the bytes the master's host sent for each: the
+// master process's wchar (its sockets and its job cache; /proc/<pid>/io)
+// plus, for --relay, the chunk bytes salt-cp itself sent (its log).
 //
 // No Salt master can run here, so there is no Salt column.
 //
@@ -25,6 +31,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,9 +96,10 @@ func bench(r *clustertest.Standalone, nsFlag string, size, reps int) {
 	}
 	fmt.Printf("### salt-cp of a %d MiB file (half random, half text), %d repetitions, %s, load %s\n\n",
 		size, reps, time.Now().UTC().Format("2006-01-02 15:04Z"), loadavg())
-	fmt.Println("| minions | salt-cp -C (gzip, 96 KiB) | -C -n (96 KiB) | -C -n, 1 MiB chunks | cp.get_file (pull) | gzip / -n | 96 KiB / 1 MiB | push -C / pull |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| minions | salt-cp -C (gzip, 96 KiB) | -C -n (96 KiB) | -C -n, 1 MiB chunks | cp.get_file (pull) | salt-cp --relay | gzip / -n | 96 KiB / 1 MiB | push -C / pull | -C -n 1 MiB / --relay |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	target := dest + "/big.bin"
+	var uplink []string
 	for _, n := range counts {
 		tgt := strings.Join(ids[:n], ",")
 		variants := [][]string{
@@ -99,27 +107,69 @@ func bench(r *clustertest.Standalone, nsFlag string, size, reps int) {
 			{"salt-cp", "-C", "-n", "-L", tgt, src, target},
 			{"salt-cp", "-C", "-n", "-L", tgt, src, target, "-c", bigChunks},
 			{"salt", "-L", tgt, "cp.get_file", "salt://big.bin", target, "-t", "120"},
+			{"salt-cp", "--relay", "-l", "info", "-L", tgt, src, target},
 		}
 		var med []time.Duration
+		row := fmt.Sprintf("| %d |", n)
 		for _, v := range variants {
 			var times []time.Duration
+			var sent []int64
 			for range reps {
 				c.Run("salt", "-L", tgt, "cmd.run", "rm -f "+target)
+				before := wchar(r, c.MasterPID())
 				start := time.Now()
 				out, code := c.Run(v[0], v[1:]...)
 				times = append(times, time.Since(start))
 				if code != 0 {
 					r.Fatalf("%v: exit %d\n%s", v, code, out)
 				}
+				sent = append(sent, wchar(r, c.MasterPID())-before+relayBytes(out))
 				check(r, c, tgt, target, sum, n, out)
 			}
 			slices.Sort(times)
+			slices.Sort(sent)
 			med = append(med, times[len(times)/2])
+			row += fmt.Sprintf(" %.0f MiB |", float64(sent[len(sent)/2])/(1<<20))
 		}
-		fmt.Printf("| %d | %.1f s | %.1f s | %.1f s | %.1f s | %.2f | %.2f | %.2f |\n", n, med[0].Seconds(), med[1].Seconds(),
-			med[2].Seconds(), med[3].Seconds(), med[0].Seconds()/med[1].Seconds(), med[1].Seconds()/med[2].Seconds(),
-			med[0].Seconds()/med[3].Seconds())
+		uplink = append(uplink, row)
+		fmt.Printf("| %d | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f | %.2f | %.2f | %.2f |\n", n, med[0].Seconds(), med[1].Seconds(),
+			med[2].Seconds(), med[3].Seconds(), med[4].Seconds(), med[0].Seconds()/med[1].Seconds(), med[1].Seconds()/med[2].Seconds(),
+			med[0].Seconds()/med[3].Seconds(), med[2].Seconds()/med[4].Seconds())
 	}
+	fmt.Printf("\nBytes the master's host sent (median; master wchar + salt-cp's relay chunks), file %d MiB, load %s:\n\n", size, loadavg())
+	fmt.Println("| minions | -C | -C -n | -C -n, 1 MiB | cp.get_file | --relay |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, row := range uplink {
+		fmt.Println(row)
+	}
+}
+
+// wchar is the bytes process pid has written (/proc/<pid>/io).
+func wchar(r *clustertest.Standalone, pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		r.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "wchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// relayStats is salt-cp --relay's closing log line.
+var relayStats = regexp.MustCompile(`relay: controller sent \d+ chunks \((\d+) bytes\)`)
+
+// relayBytes is what salt-cp --relay says it sent itself; 0 for others.
+func relayBytes(out string) int64 {
+	m := relayStats.FindStringSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n
 }
 
 // check asks every minion for the file's SHA-256.

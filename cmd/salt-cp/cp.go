@@ -34,6 +34,10 @@ type saltCP struct {
 	dest           string
 	sock           string
 	timeout        time.Duration
+	// relayIface and relayPort are where salt-cp --relay takes the
+	// minions' connections.
+	relayIface string
+	relayPort  int
 }
 
 // run copies and prints {minion: {path: result}}. Like Salt's salt-cp
@@ -43,9 +47,12 @@ type saltCP struct {
 func (c *saltCP) run(ctx context.Context) int {
 	var ret *ordered.Map
 	code := 0
-	if c.o.chunked {
+	switch {
+	case c.o.relay:
+		ret, code = c.runRelay(ctx)
+	case c.o.chunked:
 		ret, code = c.runChunked(ctx)
-	} else {
+	default:
 		ret, code = c.runOldstyle(ctx)
 	}
 	if ret == nil {
@@ -109,15 +116,9 @@ func (c *saltCP) runOldstyle(ctx context.Context) (*ordered.Map, int) {
 // cp.recv_chunked job per chunk, then the empty directories. A
 // minion's first error for a file is its result for that file.
 func (c *saltCP) runChunked(ctx context.Context) (*ordered.Map, int) {
-	files, emptyDirs, err := listFiles(c.src)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) && errors.Is(err, errMissing) {
-			fmt.Fprintf(c.stderr, "%s does not exist\n", pe.Path)
-			return nil, 42
-		}
-		fmt.Fprintln(c.stderr, err)
-		return nil, 1
+	files, emptyDirs, code := c.sources()
+	if code != 0 {
+		return nil, code
 	}
 	l, err := dialLocal(ctx, c.sock, c.timeout)
 	if err != nil {
@@ -143,16 +144,38 @@ func (c *saltCP) runChunked(ctx context.Context) (*ordered.Map, int) {
 			return ret, 1
 		}
 	}
+	return ret, c.makeDirs(ctx, l, emptyDirs, isDir, ret)
+}
+
+// sources lists the files and empty directories to copy; a code other
+// than 0 is salt-cp's exit: 42 for a missing source.
+func (c *saltCP) sources() (map[string]fs.FileMode, []string, int) {
+	files, emptyDirs, err := listFiles(c.src)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && errors.Is(err, errMissing) {
+			fmt.Fprintf(c.stderr, "%s does not exist\n", pe.Path)
+			return nil, nil, 42
+		}
+		fmt.Fprintln(c.stderr, err)
+		return nil, nil, 1
+	}
+	return files, emptyDirs, 0
+}
+
+// makeDirs creates the empty directories (a None chunk each) and
+// returns salt-cp's exit.
+func (c *saltCP) makeDirs(ctx context.Context, l *local, emptyDirs []string, isDir bool, ret *ordered.Map) int {
 	for _, d := range emptyDirs {
 		remote, _ := remotePath(d, c.src, c.dest, isDir)
 		got, _, err := l.cmd(ctx, c.request("cp.recv_chunked", []any{remote, nil}), nil)
 		if err != nil {
 			fmt.Fprintln(c.stderr, "Error:", err)
-			return ret, 1
+			return 1
 		}
 		got.Range(func(id, v any) bool { setResult(ret, id, remote, v); return true })
 	}
-	return ret, 0
+	return 0
 }
 
 func setResult(ret *ordered.Map, id any, remote string, v any) {

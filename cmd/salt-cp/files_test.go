@@ -64,7 +64,8 @@ func TestRemotePaths(t *testing.T) {
 	}
 }
 
-// TestOptionTable pins salt-cp's options to SaltCPOptionParser's.
+// TestOptionTable pins salt-cp's options to SaltCPOptionParser's, and
+// Brine's own --relay (docs/RELAY.md).
 func TestOptionTable(t *testing.T) {
 	var o options
 	fs := newFlagSet(&o, nil)
@@ -73,7 +74,7 @@ func TestOptionTable(t *testing.T) {
 		got = append(got, strings.TrimSpace(f.Shorthand+" --"+f.Name))
 	})
 	sort.Strings(got)
-	want := []string{"--delimiter", "--no-color", "--out", "--out-indent", "--output", "C --chunked", "E --pcre",
+	want := []string{"--delimiter", "--no-color", "--out", "--out-indent", "--output", "--relay", "C --chunked", "E --pcre",
 		"G --grain", "L --list", "N --nodegroup", "P --grain-pcre", "c --config-dir", "l --log-level", "n --no-compression", "t --timeout"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Error(d)

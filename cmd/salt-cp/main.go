@@ -38,7 +38,7 @@ func main() {
 type options struct {
 	target                              *targetopt.Options
 	tgtType                             string // target.Type() once parsed
-	chunked, noCompression              bool
+	chunked, noCompression, relay       bool
 	timeout                             int
 	out, configDir, logLevel, delimiter string
 	outIndent                           int
@@ -53,6 +53,7 @@ func newFlagSet(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.delimiter, "delimiter", "", "grain key delimiter")
 	fs.BoolVarP(&o.chunked, "chunked", "C", false, "chunked transfer: big files, directories, hash-checked")
 	fs.BoolVarP(&o.noCompression, "no-compression", "n", false, "do not gzip the chunks")
+	fs.BoolVar(&o.relay, "relay", false, "Brine's own: minions pass the files on to each other in verified chunks, so the master's uplink carries each byte about once (salt_cp_relay; docs/RELAY.md)")
 	fs.IntVarP(&o.timeout, "timeout", "t", 5, "seconds to wait for the minions' answers to each job")
 	fs.StringVar(&o.out, "out", "", "outputter (nested, json, yaml, txt, raw, ...)")
 	fs.StringVar(&o.out, "output", "", "alias of --out")
@@ -98,6 +99,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error(err.Error())
 		return 1
 	}
+	iface, relayPort, relayOn, err := relayOptions(cfg)
+	if err != nil {
+		log.Error(err.Error())
+		return 1
+	}
+	o.relay = o.relay || relayOn
 	mo, err := master.OptionsFromConfig(cfg)
 	if err != nil {
 		log.Error(err.Error())
@@ -105,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cp := &saltCP{o: o, stdout: stdout, stderr: stderr, log: log, chunkSize: chunk,
 		tgt: targetopt.Target(rest[0], o.tgtType), dest: rest[len(rest)-1], sock: mo.LocalSocket(),
-		timeout: time.Duration(o.timeout) * time.Second}
+		timeout: time.Duration(o.timeout) * time.Second, relayIface: iface, relayPort: relayPort}
 	for _, s := range rest[1 : len(rest)-1] {
 		cp.src = append(cp.src, realPath(s))
 	}

@@ -30,8 +30,11 @@ func relayEnv(t *testing.T, c *testhosts.Cluster, mib int) (*env, string) {
 	data := make([]byte, mib<<20)
 	rand.NewChaCha8([32]byte{'r', 'e', 'l', 'a', 'y'}).Read(data)
 	writeTree(t, srv, map[string]string{
-		"release.sls": fmt.Sprintf("release:\n  file.managed:\n    - name: %s\n    - source: salt://release.bin\n", relayDest),
-		"release.bin": string(data),
+		"release.sls":       fmt.Sprintf("release:\n  file.managed:\n    - name: %s\n    - source: salt://release.bin\n", relayDest),
+		"release.bin":       string(data),
+		"tree.sls":          "tree:\n  file.recurse:\n    - name: /var/tmp/tree\n    - source: salt://tree\n",
+		"tree/a.txt":        "small\n",
+		"tree/sub/part.bin": string(data[:2<<20]),
 	})
 	e.writeMaster(fmt.Sprintf("file_roots:\n  base:\n    - %s\nlog_level_logfile: info\n", srv))
 	sum := sha256.Sum256(data)
@@ -151,6 +154,59 @@ func TestE2ERelayStateSLS(t *testing.T) {
 	checkApplied(t, got, ids...)
 	if n := lastControllerChunks(t, e); n != 6 {
 		t.Errorf("the controller sent %d chunks to 6 hosts; want each of the 6 once", n)
+	}
+}
+
+// TestE2ERelayGetFile: salt-ssh's cp.get_file wrapper (Salt's
+// salt/client/ssh/wrapper/cp.py) answers True and brings the file
+// through the relay, each chunk once from the controller; file.recurse
+// brings a tree's large file the same way. A missing file is False.
+func TestE2ERelayGetFile(t *testing.T) {
+	c := testhosts.New(t, 4)
+	e, sum := relayEnv(t, c, 6)
+	for _, h := range c.Hosts() {
+		// Hosts may keep an earlier test's content cache.
+		if _, err := c.Exec(context.Background(), h.ID, "rm -rf /var/tmp/.brine_*_salt/files /var/tmp/tree /var/tmp/got"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, code, stderr := e.saltSSH("--relay", "*", "cp.get_file", "salt://release.bin", "/var/tmp/got/release.bin", "makedirs=True")
+	if code != 0 {
+		t.Fatalf("cp.get_file: code %d %v\n%s", code, got, stderr)
+	}
+	for _, h := range c.Hosts() {
+		if got[h.ID] != true {
+			t.Errorf("%s: %v, want True", h.ID, got[h.ID])
+		}
+		if s := hostSum(c, h.ID, "/var/tmp/got/release.bin"); s != sum {
+			t.Errorf("%s: sha256 %q, want %s", h.ID, s, sum)
+		}
+	}
+	if n := lastControllerChunks(t, e); n != 6 {
+		t.Errorf("the controller sent %d chunks to 4 hosts; want each of the 6 once", n)
+	}
+	got, _, _ = e.saltSSH("--relay", "*", "cp.get_file", "salt://nope.bin", "/var/tmp/got/nope.bin")
+	for _, h := range c.Hosts() {
+		if got[h.ID] != false {
+			t.Errorf("%s: missing file gave %v, want False", h.ID, got[h.ID])
+		}
+	}
+	got, code, stderr = e.saltSSH("--relay", "*", "state.sls", "tree")
+	if code != 0 {
+		t.Fatalf("file.recurse: code %d %v\n%s", code, got, stderr)
+	}
+	part := sha256.Sum256(func() []byte {
+		b := make([]byte, 6<<20)
+		rand.NewChaCha8([32]byte{'r', 'e', 'l', 'a', 'y'}).Read(b)
+		return b[:2<<20]
+	}())
+	for _, h := range c.Hosts() {
+		if s := hostSum(c, h.ID, "/var/tmp/tree/sub/part.bin"); s != hex.EncodeToString(part[:]) {
+			t.Errorf("%s: tree/sub/part.bin sha256 %q", h.ID, s)
+		}
+	}
+	if n := lastControllerChunks(t, e); n != 2 {
+		t.Errorf("file.recurse: the controller sent %d chunks to 4 hosts; want each of the 2 once", n)
 	}
 }
 

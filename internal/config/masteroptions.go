@@ -165,6 +165,8 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("state_output_diff", KindBool, "cmd/salt"),
 	raw[Master]("preserve_minion_cache", KindBool, "cmd/salt-key"),
 	raw[Master]("salt_cp_chunk_size", KindInt, "cmd/salt-cp"),
+	raw[Master]("salt_cp_relay", KindBool, "cmd/salt-cp"),
+	raw[Master]("salt_cp_relay_port", KindInt, "cmd/salt-cp"),
 
 	// salt-api (netapi): its own section, the clients it may run and the
 	// roster directories its ssh client may read.

@@ -148,6 +148,7 @@ var minionOptions = withShared([]Option[Minion]{
 	typed("master_sign_key_name", KindString, "master_sign", "minion", func(m *Minion) any { return &m.MasterSignKeyName }),
 	raw[Minion]("default_include", KindString, "internal/config"),
 	raw[Minion]("file_client", KindString, "minion"),
+	raw[Minion]("relay_port", KindInt, "minion"),
 	// local: salt-call --local's option, which grains.setval also honours.
 	raw[Minion]("local", KindBool, "state/modules/grains"),
 	raw[Minion]("return", KindAny, "minion"),

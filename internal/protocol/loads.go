@@ -167,6 +167,11 @@ type Job struct {
 	User   string
 	// Serial is added by wrap_payload and popped by Crypticle.loads.
 	Serial int
+	// Relay is Brine's own: the ticket of a relayed copy (salt-cp
+	// --relay, docs/RELAY.md), the controller's port and the run's key.
+	// It travels only inside the encrypted publication: the master
+	// keeps it out of the job cache and the event bus.
+	Relay *ordered.Map
 }
 
 // SaltMap returns the load in Salt's key order.
@@ -198,8 +203,22 @@ func (j *Job) SaltMap() *ordered.Map {
 	if j.Serial != 0 {
 		m.Set("serial", j.Serial)
 	}
+	if j.Relay != nil {
+		m.Set("relay", j.Relay)
+	}
 	return m
 }
+
+// RecvRelayFun is Brine's own function behind salt-cp --relay
+// (docs/RELAY.md, minion mode). Its one argument maps each destination
+// path to {"sha256": …, "mode": …}; the publication's relay ticket
+// ({"port": …, "key": hex}) says where the coordinator listens on the
+// master's host and holds the run's key, which reaches the minion only
+// inside the encrypted publication. The minion dials the coordinator,
+// fetches the chunks from the peers it names (or from the coordinator
+// itself), and places each file once its whole hash matched. It returns
+// {dest: True | error text}, as cp.recv_chunked's results read.
+const RecvRelayFun = "cp.recv_relay"
 
 // ParseJob reads a publish load as a minion receives it.
 func ParseJob(m *ordered.Map) (*Job, error) {
@@ -220,6 +239,7 @@ func ParseJob(m *ordered.Map) (*Job, error) {
 	j.To, _ = AsInt(m.Value("to"))
 	j.User, _ = m.Value("user").(string)
 	j.Serial, _ = AsInt(m.Value("serial"))
+	j.Relay, _ = m.Value("relay").(*ordered.Map)
 	for _, k := range []string{"ret_config", "metadata", "module_executors", "executor_opts", "ret_kwargs"} {
 		if v, ok := m.Get(k); ok {
 			j.Kwargs.Set(k, v)

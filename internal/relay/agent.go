@@ -25,6 +25,10 @@ type AgentOptions struct {
 	Mode     os.FileMode // of the files written there
 	Listen   string      // host:port to serve peers on; "" serves none
 	MaxServe int         // chunks served at once
+	// Done, when set, is called with a file's sha256 once the file is
+	// whole under its name in Dir, so a caller can put it to use while
+	// the agent goes on serving its chunks to the others.
+	Done func(sum string)
 
 	// tamper, set only by this package's tests, stands for a faulty
 	// host: it changes what the server sends after the store's check.
@@ -166,6 +170,7 @@ func (a *agent) adopt() {
 			a.done[f.Sum] = true
 			a.mu.Unlock()
 			a.emit(Event{Kind: EvDone, Hash: f.Sum})
+			a.done1(f.Sum)
 		}
 	}
 	for c := range a.owners {
@@ -208,6 +213,13 @@ func (a *agent) completed(chunk string) {
 			continue
 		}
 		a.emit(Event{Kind: EvDone, Hash: f.Sum})
+		a.done1(f.Sum)
+	}
+}
+
+func (a *agent) done1(sum string) {
+	if a.opts.Done != nil {
+		a.opts.Done(sum)
 	}
 }
 

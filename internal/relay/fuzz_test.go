@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"io"
+	"net"
 	"strings"
 	"testing"
 )
@@ -62,6 +64,30 @@ func FuzzParseHeader(f *testing.F) {
 			if f.check(h.ChunkSize) != nil {
 				t.Fatalf("%q: accepted file %+v", line, f)
 			}
+		}
+	})
+}
+
+// The control stream's reader takes frames from the network: whatever
+// arrives, it returns an error or bytes that were sealed under the key.
+func FuzzControlFrames(f *testing.F) {
+	key := make([]byte, KeySize)
+	salt := make([]byte, saltLen)
+	f.Add([]byte{0, 0, 0, 20, 1, 2, 3})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, wire []byte) {
+		a, b := net.Pipe()
+		defer a.Close()
+		go func() {
+			a.Write(wire)
+			a.Close()
+		}()
+		s, err := newSealed(b, key, salt, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(s); err == nil && len(got) > 0 {
+			t.Fatalf("opened %d bytes never sealed", len(got))
 		}
 	})
 }

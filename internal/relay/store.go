@@ -474,3 +474,50 @@ func (s *Store) Adopt(f File, chunkSize int) error {
 	}
 	return nil
 }
+
+// Place copies the whole file sum of the store in dir to dest, through a
+// temporary file beside dest that is hashed as it is written, synced,
+// and renamed over dest only when the hash matches: dest is either what
+// it was or the whole file. Missing parent directories are created.
+func Place(dir, sum, dest string, mode os.FileMode) error {
+	if !validHash(sum) {
+		return fmt.Errorf("place %s: %q is not a sha256", dest, sum)
+	}
+	src, err := os.Open(filepath.Join(dir, sum))
+	if err != nil {
+		return fmt.Errorf("place %s: %w", dest, err)
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(dest), 0o777); err != nil {
+		return fmt.Errorf("place %s: %w", dest, err)
+	}
+	s := &Store{mode: mode}
+	err = s.writeAtomic(dest, true, func(w io.Writer) error {
+		h := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(w, h), src); err != nil {
+			return err
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+			return fmt.Errorf("file %s: %w (got %s)", sum, ErrCorrupt, got)
+		}
+		if f, ok := w.(*os.File); ok {
+			// The umask must not narrow the mode asked for.
+			return f.Chmod(mode)
+		}
+		return nil
+	})
+	return err
+}
+
+// Discard removes the whole file sum from the store in dir, once it is
+// placed and no run serves it any more.
+func Discard(dir, sum string) error {
+	if !validHash(sum) {
+		return fmt.Errorf("discard %q: not a sha256", sum)
+	}
+	err := os.Remove(filepath.Join(dir, sum))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -139,6 +139,8 @@ func (sr *Run) buildJob() error {
 	switch {
 	case sr.job.Fun == MineGetFun:
 		sr.job.Plan = sr.minePlan(sr.job.Arg, sr.job.Kwarg)
+	case sr.job.Fun == wrapper.GetFileFun:
+		sr.job.Plan = sr.stateWrapper().PlanGetFile(sr.job.Arg, sr.job.Kwarg)
 	case wrapper.IsState(sr.job.Fun):
 		sr.job.Plan = sr.stateWrapper().Plan(sr.job.Fun, sr.job.Arg, sr.job.Kwarg)
 		sr.job.RefreshGrains = sr.s.Refresh
