@@ -33,7 +33,7 @@ import (
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/master/reactor"
+	"github.com/brinesalt/brine/internal/reactor"
 	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/allmodules"
 )
