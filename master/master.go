@@ -19,9 +19,9 @@ import (
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/pki"
+	"github.com/brinesalt/brine/internal/reactor"
 	"github.com/brinesalt/brine/internal/sdnotify"
 	"github.com/brinesalt/brine/internal/transport"
-	"github.com/brinesalt/brine/master/reactor"
 )
 
 // Master is a running salt-master.
@@ -51,6 +51,9 @@ type Master struct {
 	selfReturns sync.Map
 	mineMu      sync.Mutex       // serialises read-modify-write of the mine banks on disk
 	reactor     *reactor.Reactor // nil without a reactor map (reactor.go)
+	// minionGrains are the master minion's grains for the reactor's
+	// templates (masterminion.go).
+	minionGrains MinionGrains
 
 	pubSock   *transport.Publisher
 	req       *transport.Router

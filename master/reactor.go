@@ -8,9 +8,8 @@ import (
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/reactor"
 	"github.com/brinesalt/brine/internal/saltyaml"
-	"github.com/brinesalt/brine/master/reactor"
-	"github.com/brinesalt/brine/state/jinja"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -32,19 +31,14 @@ func (m *Master) startReactor(ctx context.Context) {
 		m.log.Error("reactor map not loaded, the reactor does not start", logattr.Err, err)
 		return
 	}
-	// reactor_refresh_interval ages Salt's cache of client objects,
-	// which Brine's in-process reactor does not have; Brine's reactor is
-	// goroutines of the master, not a process whose niceness could be set.
-	if v, set := m.o.Raw.Get("reactor_niceness"); set && v != nil {
-		m.log.Warn("option not supported by Brine's reactor, ignored", "option", "reactor_niceness")
-	}
-	if v, set := m.o.Raw.Get("reactor_refresh_interval"); set && v != nil {
-		m.log.Warn("option not supported by Brine's reactor, ignored", "option", "reactor_refresh_interval")
-	}
+	log := m.log.With("component", "reactor")
+	reactor.WarnRefreshInterval(m.o.Raw, log)
+	env := m.minionEnv(ctx)
 	r := reactor.New(reactor.Options{Map: entries, Workers: toInt(m.o.Raw.Value("reactor_worker_threads")),
 		HWM: toInt(m.o.Raw.Value("reactor_worker_hwm")), FileRoots: m.o.FileRoots, Opts: m.o.Raw,
-		Jinja: jinja.Options{TrimBlocks: m.jinjaEnv("trim_blocks"), LstripBlocks: m.jinjaEnv("lstrip_blocks")},
-		Exec:  reactExec{m}, Log: m.log.With("component", "reactor")})
+		Salt: modules.SaltFuncs{Env: env}, Grains: env.Grains,
+		Niceness: toInt(m.o.Raw.Value("reactor_niceness")), Jinja: reactor.JinjaOptions(m.o.Raw),
+		Exec: reactExec{m}, Log: log})
 	m.reactor = r
 	r.Start(ctx)
 	ch, cancel := m.bus.Subscribe()
@@ -63,14 +57,6 @@ func (m *Master) startReactor(ctx context.Context) {
 		}
 	}()
 	m.log.Info("reactor started", "reactions", len(entries))
-}
-
-// jinjaEnv is a jinja_env (or top-level jinja_*) boolean setting.
-func (m *Master) jinjaEnv(key string) bool {
-	if env, ok := m.o.Raw.Value("jinja_env").(*ordered.Map); ok && env.Has(key) {
-		return modules.Truthy(env.Value(key))
-	}
-	return modules.Truthy(m.o.Raw.Value("jinja_" + key))
 }
 
 func toInt(v any) int {
@@ -105,9 +91,10 @@ func (e reactExec) React(ctx context.Context, c *reactor.Call) error {
 		return nil
 	case "caller":
 		// salt.client.Caller runs the function on the reactor's own host
-		// as a minion: that is a minion-side reactor, which Brine's
-		// minion does not have.
-		return fmt.Errorf("caller reactions are not supported on Brine's master (they need a minion-side reactor)")
+		// as a minion: a reaction of the minion's reactor engine
+		// (engines: [reactor] in the minion config). Logged with Salt's
+		// "Reactor '…' failed to execute caller '…'".
+		return fmt.Errorf("caller reactions run in a minion's reactor engine (engines: [reactor] in the minion config), not on the master")
 	}
 	return fmt.Errorf("ReactWrap is missing a wrapper function for '%s'", c.Kind)
 }

@@ -2,13 +2,10 @@ package minion
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/brinesalt/brine/internal/beacons"
-	"github.com/brinesalt/brine/internal/jid"
 	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
@@ -77,20 +74,17 @@ func stateRunning() bool {
 
 // callFunction runs an execution function for a beacon (its __salt__).
 func (m *Minion) callFunction(ctx context.Context, fun string, args ...any) (any, error) {
-	res := m.execute(ctx, jid.New(time.Now()), fun, args, nil)
-	if res.Retcode != 0 {
-		if s, ok := res.Return.(string); ok {
-			return nil, errors.New(s)
-		}
-		return nil, fmt.Errorf("%s: retcode %d", fun, res.Retcode)
-	}
-	return res.Return, nil
+	return m.call(ctx, fun, args, nil)
 }
 
 // fireBeacons sends one pass's events to the master as
 // _fire_master(events=…) does: a _minion_event with the events list,
 // each {tag, data, beacon_name}, which the master fires on its bus.
 func (m *Minion) fireBeacons(ctx context.Context, events []any) {
+	// Salt's minion fires the pass on its own bus as __beacons_return,
+	// whose handler forwards it to the master; the minion's engines see
+	// it there.
+	m.FireLocal("__beacons_return", ordered.FromPairs("beacons", events))
 	load := ordered.FromPairs("id", m.id, "cmd", protocol.CmdMinionEvent, "pretag", nil, "events", events)
 	if _, err := m.request(ctx, load, false); err != nil && ctx.Err() == nil {
 		m.log.Warn("beacon events not sent", "events", len(events), logattr.Err, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/pki"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/internal/reactor"
 	"github.com/brinesalt/brine/internal/schedule"
 	"github.com/brinesalt/brine/internal/transport"
 	"github.com/brinesalt/brine/state/returners"
@@ -109,6 +110,9 @@ type Minion struct {
 	schedMu sync.Mutex
 	sched   *schedule.Schedule
 	beacons *beacons.Manager
+	// reactor is the reactor engine (engines.go), nil unless the
+	// engines option starts one.
+	reactor *reactor.Reactor
 
 	// started fires salt/minion/<id>/start once the publish socket is
 	// subscribed (sub.go), so a reaction to it reaches the minion.
@@ -227,6 +231,7 @@ func (m *Minion) Run(ctx context.Context) error {
 		defer wg.Done()
 		m.sendReturns(ctx)
 	}()
+	m.startEngines(ctx, &wg)
 	sched := m.newSchedule()
 	wg.Add(1)
 	go func() {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os/user"
-	"sync"
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
@@ -43,9 +42,8 @@ func Runners(c Config) map[string]master.RunnerFunc {
 // netlink) would otherwise cost every orchestration tens of
 // milliseconds.
 type orchestrator struct {
-	cfg        Config
-	grainsOnce sync.Once
-	grains     *ordered.Map
+	cfg    Config
+	grains master.MinionGrains
 }
 
 func opt(name string, def any) modules.Param {

@@ -1,4 +1,4 @@
-// Command reactorbench measures Brine's reactor (master/reactor) in a
+// Command reactorbench measures Brine's reactor (internal/reactor) in a
 // real master with a real minion connected over loopback ZeroMQ, all in
 // this process:
 //
@@ -32,8 +32,8 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/reactor"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/master/reactor"
 	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/allmodules"
 )

@@ -110,3 +110,59 @@ accept_{{ data['id'] }}:
 		return err == nil && strings.TrimSpace(string(b)) == "salt/custom/again"
 	})
 }
+
+// TestE2EReactorMasterMinion renders a reaction with the master
+// minion's salt[...] and grains (Salt's MasterMinion: the master's own
+// execution functions, no minion involved), triggered by a minion's
+// event.send, which goes up to the master's bus; a caller reaction on
+// the master is refused with Salt's failed-reaction line, and the
+// event's other reaction still runs.
+func TestE2EReactorMasterMinion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a master and a minion")
+	}
+	c := clustertest.New(t, `auto_accept: True
+reactor:
+  - 'app/echo':
+    - salt://reactor/echo.sls
+`)
+	writeTree(t, filepath.Join(c.Dir, "srv/salt"), map[string]string{
+		"reactor/echo.sls": `{% set who = salt['test.echo'](data['id']) %}
+apply_{{ who }}:
+  local.state.apply:
+    - tgt: {{ who }}
+    - args:
+      - mods: marker
+      - pillar: {started_by: "{{ grains['id'] }} {{ salt['grains.get']('id') }} {{ 'test.echo' in salt }}"}
+caller_on_master:
+  caller.file.touch:
+    - args:
+      - name: /nonexistent/x
+`,
+		"marker.sls": `marker:
+  file.managed:
+    - name: {{ opts['cachedir'] }}/reacted
+    - contents: "{{ pillar.get('started_by', 'none') }}"
+`,
+	})
+	dir := c.MinionConf("web1", "web1", "")
+	c.StartMinion("web1", dir)
+	c.PingUntil("*", "web1")
+	if out, code := c.Run("salt", "web1", "event.send", "app/echo", "id=web1", "--out", "json"); code != 0 || !strings.Contains(out, `"web1": true`) {
+		t.Fatalf("event.send: exit %d\n%s", code, out)
+	}
+	marker := filepath.Join(dir, "cache", "reacted")
+	var got string
+	c.WaitFor("the state the reaction applied", func() bool {
+		b, err := os.ReadFile(marker)
+		got = strings.TrimSpace(string(b))
+		return err == nil
+	})
+	f := strings.Fields(got)
+	if len(f) != 3 || f[0] != f[1] || !strings.HasSuffix(f[0], "_master") || f[2] != "True" {
+		t.Errorf("the master minion's grains and salt gave %q, want \"<id>_master <id>_master True\"", got)
+	}
+	c.WaitFor("the refused caller reaction", func() bool {
+		return strings.Contains(c.Logs["master"].String(), "Reactor 'caller_on_master' failed to execute caller 'file.touch'")
+	})
+}

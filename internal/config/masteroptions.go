@@ -53,6 +53,9 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("log_level", KindString, "thin"),
 	// local: salt-call --local's option, which grains.setval also honours.
 	raw[Master]("local", KindBool, "state/modules/grains"),
+	// event.send and event.fire_master's local mode (state/modules/event).
+	raw[Master]("master_type", KindString, "state/modules/event"),
+	raw[Master]("use_master_when_local", KindBool, "state/modules/event"),
 
 	// salt-master (salt/master.py, salt/crypt.py)
 	typed("interface", KindString, "0.0.0.0", "master", func(m *Master) any { return &m.Interface }),
@@ -127,7 +130,7 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("reactor_worker_threads", KindInt, "master"),
 	raw[Master]("reactor_worker_hwm", KindInt, "master"),
 	raw[Master]("reactor_niceness", KindAny, "master"),
-	raw[Master]("reactor_refresh_interval", KindAny, "master"),
+	raw[Master]("reactor_refresh_interval", KindAny, "internal/reactor"),
 	raw[Master]("peer", KindMapping, "master"),
 	raw[Master]("peer_run", KindMapping, "master"),
 	// external authentication (master/eauth.go, salt/auth/__init__.py)

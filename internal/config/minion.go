@@ -151,6 +151,7 @@ var minionOptions = withShared([]Option[Minion]{
 	raw[Minion]("relay_port", KindInt, "minion"),
 	// local: salt-call --local's option, which grains.setval also honours.
 	raw[Minion]("local", KindBool, "state/modules/grains"),
+	raw[Minion]("use_master_when_local", KindBool, "state/modules/event"),
 	raw[Minion]("return", KindAny, "minion"),
 	raw[Minion]("log_level", KindString, "cmd/salt-call"),
 	// The mine (minion/mine.go, state/modules/mine).
@@ -163,6 +164,14 @@ var minionOptions = withShared([]Option[Minion]{
 	raw[Minion]("schedule_returner", KindAny, "minion"),
 	raw[Minion]("loop_interval", KindInt, "minion"),
 	raw[Minion]("beacons", KindAny, "minion"),
+	// Engines (minion/engines.go): the reactor engine and its map.
+	raw[Minion]("engines", KindAny, "minion"),
+	raw[Minion]("reactor", KindAny, "minion"),
+	raw[Minion]("reactor_worker_threads", KindInt, "minion"),
+	raw[Minion]("reactor_worker_hwm", KindInt, "minion"),
+	raw[Minion]("reactor_niceness", KindAny, "minion"),
+	raw[Minion]("reactor_refresh_interval", KindAny, "internal/reactor"),
+	raw[Minion]("jinja_env", KindMapping, "internal/reactor"),
 	raw[Minion]("conf_dir", KindString, "state/modules/schedule"),
 })
 

@@ -16,10 +16,6 @@ var timeElements = []string{"seconds", "minutes", "hours", "days"}
 
 var schedulingElements = []string{"when", "cron", "once"}
 
-// unsupported are entry keys Salt's scheduler reads that Brine's does
-// not act on; an entry using one is run without it and a warning says so.
-var unsupported = []string{"skip_during_range", "run_explicit", "skip_explicit", "run_after_skip_range"}
-
 // ErrInvalid is an entry the scheduler refuses.
 var ErrInvalid = errors.New("invalid schedule entry")
 
@@ -119,15 +115,13 @@ func (s *Schedule) Eval(ctx context.Context, now time.Time) []string {
 	sched := s.merged(All)
 	enabled := s.enabledLocked()
 	globalSplay := sched.Value("splay")
+	globalSkip := sched.Value("skip_during_range")
 	skipFunction, _ := sched.Value("skip_function").(string)
 	var due []string
 	var datas []*ordered.Map
 	sched.Range(func(k, v any) bool {
 		name := ordered.KeyString(k)
 		if hidden[name] {
-			if name == "skip_during_range" {
-				s.warnOnce(name, "schedule: skip_during_range is not supported by Brine's scheduler; ignored")
-			}
 			return true
 		}
 		data, ok := v.(*ordered.Map)
@@ -140,6 +134,9 @@ func (s *Schedule) Eval(ctx context.Context, now time.Time) []string {
 		}
 		if !data.Has("splay") && globalSplay != nil {
 			data.Set("splay", globalSplay)
+		}
+		if !data.Has("skip_during_range") && globalSkip != nil {
+			data.Set("skip_during_range", globalSkip)
 		}
 		run, fun := s.evalJob(name, data, now, enabled, skipFunction)
 		if run {
@@ -166,20 +163,20 @@ func (s *Schedule) evalJob(name string, data *ordered.Map, now time.Time, enable
 		s.warnOnce(name, err.Error())
 		return false, ""
 	}
-	for _, k := range unsupported {
-		if data.Has(k) {
-			s.warnOnce(name, fmt.Sprintf("schedule: job %s: %s is not supported by Brine's scheduler; ignored", name, k))
-		}
-	}
 	st := s.state[name]
 	if st == nil {
 		st = &jobState{}
 		s.state[name] = st
 	}
+	explicit, ok := s.runExplicit(name, data, st, now)
+	if !ok {
+		return false, ""
+	}
 	run, ok := s.due(name, data, st, now)
 	if !ok {
 		return false, ""
 	}
+	run = run || explicit
 	if !st.started {
 		st.started = true
 		if v, has := data.Get("run_on_start"); has && py.Truthy(v) {
@@ -188,7 +185,7 @@ func (s *Schedule) evalJob(name string, data *ordered.Map, now time.Time, enable
 	}
 	fun := ""
 	if run {
-		run, fun = s.gates(name, data, now, skipFunction)
+		run, fun = s.gates(name, data, st, now, skipFunction)
 	}
 	if !enabled || !truthyDefault(data, "enabled", true) {
 		run = false
@@ -336,7 +333,37 @@ func lookupWhen(key string, maps ...*ordered.Map) (string, bool) {
 
 // gates are the checks Salt makes once a job is due: range (with
 // skip_function), after and until.
-func (s *Schedule) gates(name string, data *ordered.Map, now time.Time, skipFunction string) (bool, string) {
+func (s *Schedule) gates(name string, data *ordered.Map, st *jobState, now time.Time, skipFunction string) (bool, string) {
+	run, fun := s.rangeGate(name, data, now, skipFunction)
+	if !run {
+		return false, ""
+	}
+	for _, gate := range []func() (bool, string, bool){
+		func() (bool, string, bool) { return s.skipDuringRange(name, data, st, now) },
+		func() (bool, string, bool) { return s.skipExplicit(name, data, now) },
+	} {
+		skip, reason, ok := gate()
+		if !ok {
+			return false, ""
+		}
+		if skip {
+			if skipFunction != "" {
+				fun = skipFunction
+				continue
+			}
+			st.skipReason, st.skippedAt = reason, now
+			return false, ""
+		}
+	}
+	if !s.afterUntil(name, data, now) {
+		return false, ""
+	}
+	return true, fun
+}
+
+// rangeGate is _handle_range: outside {start, end} (inside, with
+// invert) the job is skipped, or skip_function runs instead.
+func (s *Schedule) rangeGate(name string, data *ordered.Map, now time.Time, skipFunction string) (bool, string) {
 	if r, ok := data.Value("range").(*ordered.Map); ok {
 		start, err1 := ParseDate(fmt.Sprint(r.Value("start")), now)
 		end, err2 := ParseDate(fmt.Sprint(r.Value("end")), now)
@@ -362,6 +389,11 @@ func (s *Schedule) gates(name string, data *ordered.Map, now time.Time, skipFunc
 			return false, ""
 		}
 	}
+	return true, ""
+}
+
+// afterUntil is _handle_after and _handle_until.
+func (s *Schedule) afterUntil(name string, data *ordered.Map, now time.Time) bool {
 	for _, k := range []string{"after", "until"} {
 		v, ok := data.Get(k)
 		if !ok {
@@ -370,13 +402,13 @@ func (s *Schedule) gates(name string, data *ordered.Map, now time.Time, skipFunc
 		t, err := ParseDate(fmt.Sprint(v), now)
 		if err != nil {
 			s.warnOnce(name, fmt.Sprintf("Invalid date string for %s. Ignoring job %s.", k, name))
-			return false, ""
+			return false
 		}
 		if (k == "after" && !t.Before(now)) || (k == "until" && !t.After(now)) {
-			return false, ""
+			return false
 		}
 	}
-	return true, ""
+	return true
 }
 
 // KnownKeys are the entry keys schedule.list shows (SCHEDULE_CONF in

@@ -91,6 +91,12 @@ type jobState struct {
 	started  bool
 	onceDone bool
 	lastRun  time.Time
+	// runAfter is run_after_skip_range's run, a loop_interval after the
+	// skip range ends; skipReason and skippedAt the last skip
+	// (_skip_reason, _skipped_time).
+	runAfter   time.Time
+	skipReason string
+	skippedAt  time.Time
 }
 
 // hidden are the schedule's global settings, not jobs.

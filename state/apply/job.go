@@ -200,20 +200,8 @@ func (j *job) jinja(files fileSource, saltenv string, env *modules.Env) render.J
 			}
 			return b, n, nil
 		}
-		return jinja.Render(ctx, src, jinja.Options{Name: name, Vars: vars, Salt: saltCaller{env}, Loader: loader})
+		return jinja.Render(ctx, src, jinja.Options{Name: name, Vars: vars, Salt: modules.SaltFuncs{Env: env}, Loader: loader})
 	}
-}
-
-// saltCaller lets templates call execution modules.
-type saltCaller struct{ env *modules.Env }
-
-func (s saltCaller) Call(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
-	return s.env.Run(ctx, fun, args, kw)
-}
-
-func (s saltCaller) Has(fun string) bool {
-	_, err := s.env.Registry.Lookup(s.env, fun)
-	return err == nil
 }
 
 // renderFunc renders SLS files of files with the Jinja context Salt gives

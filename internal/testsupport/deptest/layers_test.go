@@ -47,6 +47,9 @@ var layers = []struct {
 	// The state.* functions (state/apply) drive the engine; the registries that pull
 	// them in and the pillar module that calls them sit with them.
 	{"state/apply", 10}, {"state/modules/allmodules", 10}, {"state/pillar/module", 10},
+	// The reactor core (salt/utils/reactor.py): the map, rendering and
+	// the pool, shared by the master's reactor and the minion's engine.
+	{"internal/reactor", 10},
 	// The remote runtime, outputters, rosters, shared CLI options.
 	{"thin", 11}, {"output", 11}, {"roster", 11}, {"internal/targetopt", 11}, {"internal/eauthcli", 11},
 	// Executors. client (Salt's LocalClient: sessions, batches, subsets on the

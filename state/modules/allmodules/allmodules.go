@@ -12,6 +12,7 @@ import (
 	_ "github.com/brinesalt/brine/state/modules/configmod"
 	_ "github.com/brinesalt/brine/state/modules/cp"
 	_ "github.com/brinesalt/brine/state/modules/environ"
+	_ "github.com/brinesalt/brine/state/modules/event"
 	_ "github.com/brinesalt/brine/state/modules/file"
 	_ "github.com/brinesalt/brine/state/modules/grains"
 	_ "github.com/brinesalt/brine/state/modules/match"

@@ -9,21 +9,6 @@ import (
 	"github.com/brinesalt/brine/state/modules"
 )
 
-// saltCaller lets templates call execution modules (Salt's __salt__).
-type saltCaller struct{ env *modules.Env }
-
-func (s saltCaller) Call(ctx context.Context, fun string, args []any, kw *ordered.Map) (any, error) {
-	return s.env.Run(ctx, fun, args, kw)
-}
-
-func (s saltCaller) Has(fun string) bool {
-	if s.env.Registry == nil {
-		return false
-	}
-	_, err := s.env.Registry.Lookup(s.env, fun)
-	return err == nil
-}
-
 // TemplateVars holds what salt.utils.templates passes a file template
 // besides grains, pillar, opts and salt: the managed file's arguments and
 // the merged defaults and context (context wins, and both override the
@@ -65,7 +50,7 @@ func RenderTemplate(ctx context.Context, env *modules.Env, engine, src string, v
 	}
 	opts := jinja.Options{Name: v.Source, Vars: vars, Loader: loader(ctx, env, v.Saltenv)}
 	if env.Registry != nil {
-		opts.Salt = saltCaller{env}
+		opts.Salt = modules.SaltFuncs{Env: env}
 	}
 	// The *jinja.Error goes back unwrapped: its text is what Salt puts
 	// after "Unable to manage file: ".

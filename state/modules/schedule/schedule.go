@@ -10,8 +10,8 @@
 // as Salt does, and the other calls fail as Salt's do when the event
 // finds no minion.
 //
-// Not here: reload, move, copy, postpone_job, skip_job,
-// show_next_fire_time and job_status.
+// reload, move, copy, postpone_job, skip_job, show_next_fire_time and
+// job_status are in jobs.go.
 package schedule
 
 import (
@@ -51,6 +51,13 @@ func init() {
 		{Name: "schedule.enable", Doc: "Enable all scheduled jobs on the minion.", Spec: kw(), Fn: enable},
 		{Name: "schedule.disable", Doc: "Disable all scheduled jobs on the minion.", Spec: kw(), Fn: disable},
 		{Name: "schedule.save", Doc: "Save the schedule (non-pillar items) to minion.d/_schedule.conf.", Spec: kw(), Fn: save},
+		{Name: "schedule.reload", Doc: "Reload saved scheduled jobs on the minion (the pillar's, and minion.d/schedule.conf).", Spec: modules.Spec{}, Fn: reload},
+		{Name: "schedule.move", Doc: "Move scheduled job to another minion or minions (publish.publish of schedule.add, then delete).", Spec: kw(name, modules.Param{Name: "target"}), Fn: copyJob(true)},
+		{Name: "schedule.copy", Doc: "Copy scheduled job to another minion or minions (publish.publish of schedule.add).", Spec: kw(name, modules.Param{Name: "target"}), Fn: copyJob(false)},
+		{Name: "schedule.postpone_job", Doc: "Postpone a job in the minion's schedule from current_time to new_time (time_fmt, %Y-%m-%dT%H:%M:%S by default).", Spec: kw(name, modules.Param{Name: "current_time"}, modules.Param{Name: "new_time"}), Fn: postponeJob},
+		{Name: "schedule.skip_job", Doc: "Skip a job in the minion's schedule at current_time (time_fmt, %Y-%m-%dT%H:%M:%S by default).", Spec: kw(name, modules.Param{Name: "current_time"}), Fn: skipJob},
+		{Name: "schedule.show_next_fire_time", Doc: "Show the next fire time for scheduled job.", Spec: kw(name), Fn: showNextFireTime},
+		{Name: "schedule.job_status", Doc: "Show the information for a particular job.", Spec: modules.Spec{Params: []modules.Param{name, {Name: "time_fmt", Default: "%Y-%m-%dT%H:%M:%S", Optional: true}}}, Fn: jobStatus},
 	} {
 		modules.Register(f)
 	}

@@ -3,6 +3,7 @@ package reactor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -292,4 +293,50 @@ func waitFor(t *testing.T, cond func() bool) {
 		runtimeGosched()
 	}
 	t.Fatal("condition never held")
+}
+
+// funcs is a SaltCaller for the templates: test.echo answers its
+// argument, anything else fails.
+type funcs struct{}
+
+func (funcs) Call(_ context.Context, fun string, args []any, _ *ordered.Map) (any, error) {
+	if fun == "test.echo" && len(args) == 1 {
+		return args[0], nil
+	}
+	return nil, errors.New("'" + fun + "' is not available.")
+}
+
+func TestTemplateSaltAndGrains(t *testing.T) {
+	dir := t.TempDir()
+	fn := filepath.Join(dir, "r.sls")
+	os.WriteFile(fn, []byte(`echo:
+  local.test.arg:
+    - tgt: {{ grains['id'] }}
+    - arg: [{{ salt['test.echo'](data['id']) }}]
+`), 0o600)
+	var logs bytes.Buffer
+	r := New(Options{Log: slog.New(slog.NewTextHandler(&logs, nil)), Salt: funcs{},
+		Grains: func() *ordered.Map { return ordered.FromPairs("id", "master_minion") }})
+	got := r.rend.reactions(context.Background(), "t", ordered.FromPairs("id", "web1"), []string{fn})
+	if len(got) != 1 {
+		t.Fatalf("chunks %v; logs %s", got, logs.String())
+	}
+	call, err := NewCall(got[0], r.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := py.Repr([]any{call.Tgt, call.Arg}); s != "['master_minion', ['web1']]" {
+		t.Errorf("tgt and arg = %s", s)
+	}
+	os.WriteFile(fn, []byte("x:\n  local.test.arg:\n    - tgt: {{ salt['nope.nothing']() }}\n"), 0o600)
+	if got := r.rend.reactions(context.Background(), "t", nil, []string{fn}); got != nil || !strings.Contains(logs.String(), "nope.nothing") {
+		t.Errorf("a failing salt call rendered %v; logs %s", got, logs.String())
+	}
+	// Without Salt, salt is undefined, as before the master minion had
+	// functions.
+	r = New(Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	os.WriteFile(fn, []byte("x:\n  local.test.arg:\n    - tgt: {{ salt['test.echo']('a') }}\n"), 0o600)
+	if got := r.rend.reactions(context.Background(), "t", nil, []string{fn}); got != nil {
+		t.Errorf("salt without functions rendered %v", got)
+	}
 }

@@ -35,6 +35,11 @@ type Options struct {
 	// Workers is reactor_worker_threads, HWM reactor_worker_hwm: the
 	// pool's size and the most events waiting for it.
 	Workers, HWM int
+	// Niceness is reactor_niceness: each worker runs on an OS thread of
+	// its own niced by that much (Linux; elsewhere it is logged as not
+	// supported), so rendering and running reactions yields to the
+	// daemon's other work.
+	Niceness int
 	// FileRoots resolve salt:// references and Jinja includes.
 	FileRoots map[string][]string
 	// Opts are the master's options, `opts` in the templates; its
@@ -42,8 +47,13 @@ type Options struct {
 	Opts *ordered.Map
 	// Jinja are the jinja_env settings (trim_blocks, lstrip_blocks).
 	Jinja jinja.Options
-	Exec  Executor
-	Log   *slog.Logger
+	// Salt is `salt` in the templates (the MasterMinion's execution
+	// functions, minion-less); nil leaves it undefined. Grains gives
+	// `grains` (the host's, gathered on first use); nil gives {}.
+	Salt   jinja.SaltCaller
+	Grains func() *ordered.Map
+	Exec   Executor
+	Log    *slog.Logger
 }
 
 // Stats count what the reactor did with the events it saw.
@@ -78,6 +88,7 @@ type Reactor struct {
 	reactions, failed, finished atomic.Int64
 	lastDropLog                 atomic.Int64 // unix nanoseconds
 	wg                          sync.WaitGroup
+	niceOnce, niceErr           sync.Once
 }
 
 // New prepares a reactor; Start runs its pool.
@@ -96,7 +107,8 @@ func New(o Options) *Reactor {
 	}
 	pipe, _ := o.Opts.Value("renderer").(string)
 	r := &Reactor{o: o, log: o.Log, queue: make(chan event, o.HWM), entries: o.Map, leader: true}
-	r.rend = &renderer{files: fileclient.New(o.FileRoots, nil), opts: o.Opts, pipe: pipe, log: o.Log, jinjaEnv: o.Jinja}
+	r.rend = &renderer{files: fileclient.New(o.FileRoots, nil), opts: o.Opts, pipe: pipe, log: o.Log, jinjaEnv: o.Jinja,
+		salt: o.Salt, grains: o.Grains}
 	return r
 }
 
@@ -106,6 +118,7 @@ func (r *Reactor) Start(ctx context.Context) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			r.nice()
 			for {
 				select {
 				case <-ctx.Done():
@@ -115,6 +128,21 @@ func (r *Reactor) Start(ctx context.Context) {
 				}
 			}
 		}()
+	}
+}
+
+// nice lowers the calling worker's priority by Options.Niceness,
+// logging Salt's "Reactor setting niceness" once, or why it cannot.
+func (r *Reactor) nice() {
+	n := r.o.Niceness
+	if n == 0 {
+		return
+	}
+	r.niceOnce.Do(func() { r.log.Info(fmt.Sprintf("Reactor setting niceness to %d", n)) })
+	if err := lowerPriority(n); err != nil {
+		r.niceErr.Do(func() {
+			r.log.Warn("reactor_niceness not applied; the reactor runs at the daemon's priority", "reactor_niceness", n, logattr.Err, err)
+		})
 	}
 }
 

@@ -20,13 +20,17 @@ import (
 var aliases = map[string]string{"cmd": "local"}
 
 // renderer renders reactor SLS files as the master's own minion does
-// (Reactor.render_reaction with the master's renderer option).
+// (Reactor.render_reaction with the master's renderer option): `salt`
+// is the MasterMinion's execution functions and `grains` its host's
+// grains, `pillar` is empty (salt/minion.py MasterMinion).
 type renderer struct {
 	files    *fileclient.Client
 	opts     *ordered.Map
 	pipe     string
 	log      *slog.Logger
 	jinjaEnv jinja.Options
+	salt     jinja.SaltCaller
+	grains   func() *ordered.Map
 }
 
 // reactions renders every file of sls for the event and compiles the
@@ -103,8 +107,14 @@ func (r *renderer) renderFile(ctx context.Context, fn, tag string, data *ordered
 	if data == nil {
 		data = ordered.New()
 	}
+	grains := ordered.New()
+	if r.grains != nil {
+		if g := r.grains(); g != nil {
+			grains = g
+		}
+	}
 	out, err := rr.Render(ctx, src, render.Context{Saltenv: "base", Path: fn, Rel: filepath.Base(fn),
-		Vars: map[string]any{"tag": tag, "data": data, "opts": r.opts, "grains": ordered.New(), "pillar": ordered.New()}})
+		Vars: map[string]any{"tag": tag, "data": data, "opts": r.opts, "grains": grains, "pillar": ordered.New()}})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +133,7 @@ func (r *renderer) renderFile(ctx context.Context, fn, tag string, data *ordered
 // file_roots (base), as the master minion's local file client reads them.
 func (r *renderer) jinja(ctx context.Context, src, name string, vars map[string]any) (string, error) {
 	o := r.jinjaEnv
-	o.Name, o.Vars = name, vars
+	o.Name, o.Vars, o.Salt = name, vars, r.salt
 	o.Loader = func(n string) ([]byte, string, error) {
 		b, ok, err := r.files.ReadFile(ctx, n, "base")
 		if err != nil {
