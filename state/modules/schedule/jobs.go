@@ -32,8 +32,7 @@ func appendComment(ret *ordered.Map, line string) {
 func reload(ctx context.Context, c *modules.Call) (any, error) {
 	ret := listResult()
 	if c.Env.Pillar.Has("schedule") {
-		r, ok := c.Env.Minion.(modules.Refresher)
-		if ok && r.RefreshPillar(ctx) == nil {
+		if r := c.Env.Minion; r != nil && r.RefreshPillar(ctx) == nil {
 			appendComment(ret, "Reloaded schedule from pillar on minion.")
 		} else {
 			appendComment(ret, "Failed to reload schedule from pillar on minion.")
