@@ -26,6 +26,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error(err.Error())
 		return 1
 	}
+	log, closeLog := daemon.LogFile(log, cfg.Raw, cfg.RootDir, "minion")
+	defer closeLog()
 	if cfg.ID == "" {
 		if h, err := os.Hostname(); err == nil {
 			cfg.ID = h

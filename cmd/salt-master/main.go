@@ -33,6 +33,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error(err.Error())
 		return 1
 	}
+	log, closeLog := daemon.LogFile(log, cfg.Raw, cfg.RootDir, "master")
+	defer closeLog()
 	o, err := master.OptionsFromConfig(cfg)
 	if err != nil {
 		log.Error(err.Error())

@@ -48,6 +48,7 @@ var masterOptions = withShared([]Option[Master]{
 	// salt-ssh's log file (cmd/salt-ssh/logfile.go).
 	raw[Master]("ssh_log_file", KindString, "cmd/salt-ssh"),
 	raw[Master]("log_level_logfile", KindString, "cmd/salt-ssh"),
+	raw[Master]("log_file", KindString, "internal/daemon"),
 	raw[Master]("log_fmt_logfile", KindString, "cmd/salt-ssh"),
 	raw[Master]("log_datefmt_logfile", KindString, "cmd/salt-ssh"),
 	raw[Master]("log_level", KindString, "thin"),

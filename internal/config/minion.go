@@ -154,6 +154,10 @@ var minionOptions = withShared([]Option[Minion]{
 	raw[Minion]("use_master_when_local", KindBool, "state/modules/event"),
 	raw[Minion]("return", KindAny, "minion"),
 	raw[Minion]("log_level", KindString, "cmd/salt-call"),
+	raw[Minion]("log_file", KindString, "internal/daemon"),
+	raw[Minion]("log_level_logfile", KindString, "internal/daemon"),
+	raw[Minion]("log_fmt_logfile", KindString, "internal/daemon"),
+	raw[Minion]("log_datefmt_logfile", KindString, "internal/daemon"),
 	// The mine (minion/mine.go, state/modules/mine).
 	raw[Minion]("mine_enabled", KindBool, "minion"),
 	raw[Minion]("mine_interval", KindInt, "minion"),

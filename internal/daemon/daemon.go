@@ -5,14 +5,20 @@
 package daemon
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/brinesalt/brine/internal/config"
+	"github.com/brinesalt/brine/internal/logattr"
 	"github.com/brinesalt/brine/internal/logging"
+	"github.com/brinesalt/brine/internal/ordered"
 )
 
 // Start parses a daemon's arguments (without the program name) and opens
@@ -38,4 +44,43 @@ func Start(name string, args []string, stdout, stderr io.Writer) (confDir string
 		return "", nil, 2, false
 	}
 	return *dir, log, 0, true
+}
+
+// LogFile adds the log file the daemon's config names (log_file, at
+// log_level_logfile, else log_level, else warning; log_fmt_logfile and
+// log_datefmt_logfile) to console, under root_dir as Salt's
+// apply_master_config/apply_minion_config place it. Without log_file the
+// daemon logs to the console only (under systemd, the journal) instead of
+// Salt's default /var/log/salt/<name>. A file that cannot be opened is a
+// warning and the daemon goes on with the console. closeFile closes what
+// was opened.
+func LogFile(console *slog.Logger, raw *ordered.Map, rootDir, name string) (log *slog.Logger, closeFile func()) {
+	path, _ := raw.Value("log_file").(string)
+	if path == "" {
+		return console, func() {}
+	}
+	if !strings.Contains(path, "://") && rootDir != "" && rootDir != "/" && !strings.HasPrefix(path, rootDir) {
+		path = filepath.Join(rootDir, path)
+	}
+	fileLevel, _ := raw.Value("log_level_logfile").(string)
+	consoleLevel, _ := raw.Value("log_level").(string)
+	level := cmp.Or(fileLevel, consoleLevel, "warning")
+	if _, err := logging.ParseLevel(level); err != nil {
+		console.Warn("config log_level_logfile: "+err.Error()+"; using warning", "log_file", path)
+		level = "warning"
+	}
+	fo := logging.FileOptions{Path: path, Level: level, Name: "salt." + name}
+	fo.Format, _ = raw.Value("log_fmt_logfile").(string)
+	fo.DateFormat, _ = raw.Value("log_datefmt_logfile").(string)
+	h, err := logging.OpenFile(fo)
+	if errors.Is(err, logging.ErrSyslog) {
+		console.Warn("log_file names a syslog destination, which Brine does not support; logging to the console only", "log_file", path)
+		return console, func() {}
+	}
+	if err != nil {
+		// salt/_logging/impl.py setup_logfile_handler's warning.
+		console.Warn("Failed to open log file, do you have permission to write to "+path+"?", logattr.Err, err)
+		return console, func() {}
+	}
+	return slog.New(logging.Tee(console.Handler(), h)), func() { _ = h.Close() }
 }
