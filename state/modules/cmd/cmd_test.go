@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/brinesalt/brine/internal/ordered"
-	"github.com/brinesalt/brine/internal/testsupport/testhosts"
 	"github.com/brinesalt/brine/state/modules"
 )
 
@@ -241,18 +240,6 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
-}
-
-func TestRunas(t *testing.T) {
-	testhosts.RequireRoot(t, "runas")
-	got, _ := call(t, "cmd.run", []any{"id -un; echo $HOME $USER"}, job("runas", "nobody"))
-	u, err := lookupRunas("nobody", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "nobody\n" + u.home + " nobody"; got != want {
-		t.Errorf("runas nobody = %q, want %q", got, want)
-	}
 }
 
 func TestShellsAndTTY(t *testing.T) {
