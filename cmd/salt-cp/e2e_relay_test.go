@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,7 +90,7 @@ func TestE2ERelay(t *testing.T) {
 			chunks := filepath.Join(c.Dir, "minion-m5", "cache", "relay", ".chunks")
 			deadline := time.Now().Add(60 * time.Second)
 			for time.Now().Before(deadline) {
-				if verifiedChunks(chunks) > 0 {
+				if holdsData(chunks) {
 					victim.Process.Signal(syscall.SIGKILL)
 					killed <- true
 					return
@@ -124,7 +126,7 @@ func TestE2ERelay(t *testing.T) {
 				t.Errorf("%s has %q, want %s", id, hashes[id], big)
 			}
 		}
-		kept := verifiedChunks(filepath.Join(c.Dir, "minion-m5", "cache", "relay", ".chunks"))
+		kept := verifiedChunks(t, filepath.Join(c.Dir, "minion-m5", "cache", "relay", ".chunks"), filepath.Join(src, "big.bin"))
 		start("m5")
 		c.PingUntil("m5", "m5")
 		out, code = c.Run("salt-cp", "--relay", "-l", "info", "m5", filepath.Join(src, "big.bin"), dest+"/big.bin", "--out", "json")
@@ -158,17 +160,58 @@ func distinctChunks(t *testing.T, path string) int {
 	return len(seen)
 }
 
-// verifiedChunks counts the chunk files of a relay store's .chunks
-// directory (not the temporary files being written).
-func verifiedChunks(dir string) int {
+// holdsData says whether a relay store's .chunks directory holds any
+// chunk data yet: a chunk file, or a part file with blocks allocated (a
+// region not written yet is a hole).
+func holdsData(dir string) bool {
 	ents, _ := os.ReadDir(dir)
-	n := 0
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), ".relay-") {
-			n++
+		if strings.HasPrefix(e.Name(), ".relay-") {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(filepath.Join(dir, e.Name()), &st) == nil && st.Blocks > 0 {
+			return true
 		}
 	}
-	return n
+	return false
+}
+
+// verifiedChunks counts the distinct chunks of src a relay store's .chunks
+// directory holds: chunk files, and the chunk-sized regions of its part
+// files (internal/relay/store.go) whose sha256 is one of src's chunks.
+func verifiedChunks(t *testing.T, dir, src string) int {
+	t.Helper()
+	f, err := relay.Split(src, relay.DefaultChunkSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, c := range f.Chunks {
+		want[c] = true
+	}
+	held := map[string]bool{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".part") {
+			if want[name] {
+				held[name] = true
+			}
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off < len(b); off += relay.DefaultChunkSize {
+			sum := sha256.Sum256(b[off:min(off+relay.DefaultChunkSize, len(b))])
+			if h := hex.EncodeToString(sum[:]); want[h] {
+				held[h] = true
+			}
+		}
+	}
+	return len(held)
 }
 
 // jsonPart drops the log lines salt-cp -l info writes before and after
