@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -153,11 +152,10 @@ func stateEvent(ctx context.Context, cl *master.Client, kw *ordered.Map, stdout,
 	if s, ok := kw.Value("tagmatch").(string); ok && s != "" {
 		tagmatch = s
 	}
+	// count=3 arrives as the integer parse_input makes of it.
 	count := -1
-	if s, ok := kw.Value("count").(string); ok {
-		if n, err := strconv.Atoi(s); err == nil {
-			count = n
-		}
+	if n, ok := protocol.AsInt(kw.Value("count")); ok {
+		count = n
 	}
 	m, err := target.Compile(tagmatch, target.Glob, target.Options{})
 	if err != nil {
