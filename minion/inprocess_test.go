@@ -28,12 +28,15 @@ func port(t testing.TB) int {
 
 // startAutoAcceptMaster starts an auto_accept master on loopback in
 // dir, stopped when the test ends.
-func startAutoAcceptMaster(ctx context.Context, t *testing.T, dir string) (*master.Master, master.Options) {
+func startAutoAcceptMaster(ctx context.Context, t *testing.T, dir string, tweaks ...func(*master.Options)) (*master.Master, master.Options) {
 	mo := master.DefaultOptions()
 	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", port(t), port(t)
 	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
 	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
 	mo.Auth.AutoAccept = true
+	for _, tweak := range tweaks {
+		tweak(&mo)
+	}
 	m, err := master.New(mo, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package minion_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -23,19 +22,7 @@ func TestMasterID(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	mo := master.DefaultOptions()
-	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", port(t), port(t)
-	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
-	mo.Auth.AutoAccept = true
-	mo.MasterID = "lower-a"
-	m, err := master.New(mo, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
+	m, mo := startAutoAcceptMaster(ctx, t, dir, func(mo *master.Options) { mo.MasterID = "lower-a" })
 	c := config.DefaultMinion(dir)
 	c.ID, c.Masters, c.MasterPort, c.PublishPort = "m1", []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
 	c.PKIDir, c.CacheDir = dir+"/minion", dir+"/mcache"

@@ -2,7 +2,6 @@ package minion_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/brinesalt/brine/internal/config"
 	"github.com/brinesalt/brine/internal/ordered"
-	"github.com/brinesalt/brine/master"
 	"github.com/brinesalt/brine/minion"
 	"github.com/brinesalt/brine/state/target"
 )
@@ -27,25 +25,13 @@ func TestRefresh(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	mo := master.DefaultOptions()
-	mo.Interface, mo.PublishPort, mo.RetPort = "127.0.0.1", port(t), port(t)
-	mo.PKIDir, mo.CacheDir, mo.SockDir = dir+"/pki", dir+"/cache", dir+"/sock"
-	mo.FileRoots, mo.PillarRoots = map[string][]string{"base": {dir + "/srv"}}, map[string][]string{"base": {dir + "/pillar"}}
-	mo.Auth.AutoAccept = true
 	os.MkdirAll(dir+"/pillar", 0o700)
 	writePillar := func(color string) {
 		os.WriteFile(filepath.Join(dir, "pillar/top.sls"), []byte("base:\n  '*':\n    - p\n"), 0o600)
 		os.WriteFile(filepath.Join(dir, "pillar/p.sls"), []byte("color: "+color+"\n"), 0o600)
 	}
 	writePillar("red")
-	m, err := master.New(mo, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
+	m, mo := startAutoAcceptMaster(ctx, t, dir)
 
 	c := config.DefaultMinion(dir)
 	// 0.005 minutes: 300 ms.
