@@ -12,8 +12,9 @@ import (
 // TestPrivateSystem checks that a PrivateSystem host writes /usr, /opt,
 // /var/lib, /var/cache, /var/log and /run into its own overlays: the
 // machine and a plain host beside it never see the files, the host sees
-// the machine's own files through them, and /var/log/salt, unlike on a
-// plain host, is an ordinary directory a purge can remove.
+// the machine's own files through them, Salt's directories and
+// /run/systemd are hidden, and /var/log/salt, unlike on a plain host, is
+// an ordinary directory a purge can remove.
 func TestPrivateSystem(t *testing.T) {
 	testhosts.RequireRoot(t, "private overlays")
 	if _, err := testhosts.Start(t.Context(), testhosts.Config{N: 1,
@@ -28,7 +29,10 @@ func TestPrivateSystem(t *testing.T) {
 	for _, p := range probes {
 		script.WriteString("echo private > " + p + " && ")
 	}
-	script.WriteString("rm -rf /var/log/salt && mkdir /var/log/salt && test -x /usr/bin/dpkg && test -d /var/lib/dpkg/info")
+	// host2, a plain host, has /var/cache/salt, /var/log/salt and /run/salt
+	// made on the machine as its mount points; host1 sees none of them.
+	script.WriteString("test ! -e /var/cache/salt && test ! -e /var/log/salt && test ! -e /run/salt && test ! -e /run/systemd && ")
+	script.WriteString("mkdir /var/log/salt && test -x /usr/bin/dpkg && test -d /var/lib/dpkg/info")
 	if out, err := c.Exec(t.Context(), "host1", script.String()); err != nil {
 		t.Fatalf("write probes in host1: %v: %s", err, out)
 	}

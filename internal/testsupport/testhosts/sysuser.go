@@ -173,7 +173,7 @@ func writeOverlays(fs *os.Root, u loginUser, o HostOptions) error {
 		}
 	}
 	if o.PrivateSystem {
-		if err := hideSystemd(fs); err != nil {
+		if err := hideMachinePaths(fs, ovs, hiddenInPrivateSystem); err != nil {
 			return err
 		}
 	}
@@ -193,23 +193,39 @@ func writeOverlays(fs *os.Root, u loginUser, o HostOptions) error {
 	return nil
 }
 
-// hideSystemd puts an overlayfs whiteout over /run/systemd in a
-// PrivateSystem host's /run: maintainer scripts decide between systemctl
-// and SysV scripts by /run/systemd/system, and on a machine that runs
-// systemd a host must never reach the machine's manager through its
-// sockets there. The host is a SysV host.
-func hideSystemd(fs *os.Root) error {
-	if _, err := os.Lstat("/run/systemd"); err != nil {
-		return nil
-	}
-	upper, err := fs.OpenRoot(filepath.Join("ov_run", "upper"))
-	if err != nil {
-		return err
-	}
-	defer upper.Close()
-	p := filepath.Join(upper.Name(), "systemd")
-	if err := syscall.Mknod(p, syscall.S_IFCHR, 0); err != nil {
-		return fmt.Errorf("whiteout /run/systemd: %w", err)
+// hiddenInPrivateSystem are the machine's paths a PrivateSystem host
+// must not see through its overlays. /run/systemd: maintainer scripts
+// decide between systemctl and SysV scripts by /run/systemd/system, and
+// on a machine that runs systemd a host must never reach the machine's
+// manager through its sockets there; the host is a SysV host. Salt's own
+// directories: a package installs into a host as onto a fresh machine,
+// whatever this machine holds there (the mount points plain hosts need,
+// or what a Salt run by hand left), since dpkg keeps an existing
+// directory's owner and mode.
+var hiddenInPrivateSystem = []string{"/run/systemd", "/run/salt", "/var/cache/salt", "/var/log/salt",
+	"/var/lib/salt", "/opt/saltstack"}
+
+// hideMachinePaths puts an overlayfs whiteout for each of paths in the
+// upper directory of the overlay of ovs that holds it, whether or not
+// the machine has the path now: a plain host of the same cluster may
+// create it later as its mount point, and a whiteout over nothing hides
+// nothing.
+func hideMachinePaths(fs *os.Root, ovs []overlay, paths []string) error {
+	for _, p := range paths {
+		for _, ov := range ovs {
+			rel, ok := strings.CutPrefix(p, ov.InHost+"/")
+			if !ok {
+				continue
+			}
+			w := filepath.Join(ov.Backing, "upper", rel)
+			if err := fs.MkdirAll(filepath.Dir(w), 0o755); err != nil {
+				return err
+			}
+			if err := syscall.Mknod(filepath.Join(fs.Name(), w), syscall.S_IFCHR, 0); err != nil {
+				return fmt.Errorf("whiteout %s: %w", p, err)
+			}
+			break
+		}
 	}
 	return nil
 }
