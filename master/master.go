@@ -76,7 +76,11 @@ func New(o Options, log *slog.Logger) (*Master, error) {
 	if err := p.Init(o.KeySize); err != nil {
 		return nil, fmt.Errorf("start master: %w", err)
 	}
-	key, pub, err := p.Keys(o.KeySize, "")
+	pass, err := crypt.KeyPass("key_pass", o.Raw.Value("key_pass"))
+	if err != nil {
+		return nil, fmt.Errorf("start master: %w", err)
+	}
+	key, pub, err := p.Keys(o.KeySize, pass)
 	if err != nil {
 		return nil, fmt.Errorf("start master: %w", err)
 	}

@@ -68,3 +68,43 @@ func TestSigningKeyPass(t *testing.T) {
 		t.Errorf("sdb: %v", err)
 	}
 }
+
+// TestKeyPass: with key_pass the master makes master.pem encrypted with
+// it and signs in with it; a restart reads it again, and a wrong or
+// missing passphrase stops the master with an error that names the key
+// file and not the passphrase (salt/crypt.py MasterKeys.__get_keys).
+func TestKeyPass(t *testing.T) {
+	o := tempOptions(t)
+	const pass = "hunter2-master"
+	o.Raw = ordered.FromPairs("key_pass", pass)
+	m, err := New(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pem := filepath.Join(o.PKIDir, "master.pem")
+	if _, err := crypt.LoadPrivateKey(pem, ""); err == nil {
+		t.Fatal("master.pem was written unencrypted")
+	}
+	k, err := crypt.LoadPrivateKey(pem, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.Equal(m.key) {
+		t.Error("the master runs with a key other than master.pem's")
+	}
+	if _, err := New(o, nil); err != nil {
+		t.Errorf("restart with key_pass: %v", err)
+	}
+	for _, wrong := range []any{"wrong", nil} {
+		o.Raw = ordered.FromPairs("key_pass", wrong)
+		_, err := New(o, nil)
+		if err == nil || !strings.Contains(err.Error(), "passphrase may be incorrect") ||
+			!strings.Contains(err.Error(), pem) || strings.Contains(err.Error(), pass) {
+			t.Errorf("key_pass %v: %v", wrong, err)
+		}
+	}
+	o.Raw = ordered.FromPairs("key_pass", "sdb://vault/master")
+	if _, err := New(o, nil); !errors.Is(err, crypt.ErrSDBUnsupported) {
+		t.Errorf("sdb: %v", err)
+	}
+}

@@ -107,6 +107,7 @@ var masterOptions = withShared([]Option[Master]{
 	raw[Master]("master_sign_pubkey", KindBool, "master"),
 	raw[Master]("master_sign_key_name", KindString, "master"),
 	raw[Master]("signing_key_pass", KindString, "master"),
+	raw[Master]("key_pass", KindString, "master"),
 	raw[Master]("master_use_pubkey_signature", KindBool, "master"),
 	raw[Master]("master_pubkey_signature", KindString, "master"),
 	// The job caches and event returners (master/jobcaches.go).

@@ -96,28 +96,28 @@ func (m *Master) Init(keySize int) error {
 			return fmt.Errorf("init pki dir: %w", err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(m.Dir, "master.pem")); errors.Is(err, fs.ErrNotExist) {
-		if _, err := crypt.GenKeys(m.Dir, "master", keySize); err != nil {
-			return fmt.Errorf("init pki dir: %w", err)
-		}
-	}
 	return nil
 }
 
-// Keys loads master.pem, generating the pair first when missing, and
-// returns it with master.pub cleaned as the _auth reply's pub_key
-// (MasterKeys: __get_keys and get_pub_str, which rewrites a missing
-// master.pub from the private key).
+// Keys loads master.pem, generating the pair first when missing
+// (encrypted with passphrase, the master's key_pass, when it is not
+// empty), and returns it with master.pub cleaned as the _auth reply's
+// pub_key (salt/crypt.py MasterKeys: __get_keys and get_pub_str, which
+// rewrites a missing master.pub from the private key). An error names
+// the file, never the passphrase.
 func (m *Master) Keys(keySize int, passphrase string) (*rsa.PrivateKey, string, error) {
 	priv := filepath.Join(m.Dir, "master.pem")
 	if _, err := os.Stat(priv); errors.Is(err, fs.ErrNotExist) {
-		if _, err := crypt.GenKeys(m.Dir, "master", keySize); err != nil {
+		if _, err := crypt.GenKeysPass(m.Dir, "master", keySize, passphrase); err != nil {
 			return nil, "", fmt.Errorf("master keys: %w", err)
 		}
 	}
 	k, err := crypt.LoadPrivateKey(priv, passphrase)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return nil, "", fmt.Errorf("master keys: %w", err)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("unable to read key: %s; passphrase may be incorrect (key_pass): %w", priv, err)
 	}
 	pubPath := filepath.Join(m.Dir, "master.pub")
 	pub, err := os.ReadFile(pubPath)
