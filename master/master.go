@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/brinesalt/brine/internal/crypt"
@@ -38,8 +37,8 @@ type Master struct {
 	bus    *Bus
 	eauth  *eauthState // external_auth, tokens, publisher ACLs (eauth.go)
 
-	aes    aesKey
-	serial atomic.Int64 // of the last publication (crypt.WrapPublish)
+	aes  aesKey
+	pubs pubSequence // publication serials, sent in order (pubseq.go)
 
 	sessions sessionKeys      // per-minion session keys (sessions.go)
 	keys     minionKeys       // parsed accepted keys (sessions.go)

@@ -120,17 +120,30 @@ func (m *Master) Publish(ctx context.Context, r PublishRequest) (string, []strin
 	if m.o.SignPubMessages {
 		sigAlgo = crypt.PKCS1v15SHA1
 	}
-	p, err := crypt.WrapPublish(m.aes.key(), m.key, load, int(m.serial.Add(1)), sigAlgo)
+	// Publications are encrypted and signed concurrently (the RSA
+	// signature is the master's largest cost per job) but go out in
+	// serial order: a minion drops a serial lower than one it has seen.
+	serial := m.pubs.next()
+	frame, err := m.wrapPublish(load, serial, sigAlgo)
+	m.pubs.inTurn(serial, func() {
+		if err == nil {
+			m.sendPublish(frame, kind, minions)
+		}
+	})
 	if err != nil {
 		return "", nil, fmt.Errorf("publish %s: %w", jid, err)
 	}
-	frame, err := protocol.Marshal(p)
-	if err != nil {
-		return "", nil, fmt.Errorf("publish %s: %w", jid, err)
-	}
-	m.sendPublish(frame, kind, minions)
 	m.log.Info("published", logattr.JID, jid, logattr.Fun, r.Fun, "minions", len(minions))
 	return jid, minions, nil
+}
+
+// wrapPublish is the publish frame of load with serial.
+func (m *Master) wrapPublish(load *ordered.Map, serial int64, sigAlgo string) ([]byte, error) {
+	p, err := crypt.WrapPublish(m.aes.key(), m.key, load, int(serial), sigAlgo)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.Marshal(p)
 }
 
 // sendPublish puts the frame on the publish socket: one frame without

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -228,6 +229,10 @@ func (s *Server) writeData(c *call, v any) {
 		return
 	}
 	c.w.Header().Set("Content-Type", c.media)
+	// With its length known the response goes out as one write (headers
+	// and body) at writeBody's flush, not chunked with a second write
+	// for the terminating chunk.
+	c.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	c.w.WriteHeader(c.status)
 	if c.r.Method != http.MethodHead {
 		writeBody(c.w, b)

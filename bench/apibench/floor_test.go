@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/brinesalt/brine/internal/jobcache"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/internal/protocol"
+	"github.com/brinesalt/brine/state/target"
 )
 
 // The benchmarks here are the floors of one local_async round
@@ -94,6 +96,51 @@ func BenchmarkFloorOpenPublish(b *testing.B) {
 	loopCPU(b, func() error {
 		_, err := crypt.OpenPublish(aes, &key.PublicKey, p, true)
 		return err
+	})
+}
+
+// BenchmarkFloorDropPublish is the part of each minion a publication
+// does not target: since the minion matches before it verifies
+// (docs/SECURITY.md), the load is decrypted, parsed and matched, and
+// the signature never checked. Every serial is new, as on the wire.
+func BenchmarkFloorDropPublish(b *testing.B) {
+	key, err := crypt.GenerateKey(2048)
+	if err != nil {
+		b.Fatal(err)
+	}
+	aes, _ := floorKeys(b)
+	const n = 1024
+	pubs := make([]*protocol.Publish, n)
+	for i := range pubs {
+		if pubs[i], err = crypt.WrapPublish(aes, key, pubLoad("20261202061500123456"), i+1, crypt.PKCS1v15SHA1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	self := &target.Minion{ID: "api-00002", Grains: ordered.New(), Pillar: ordered.New()}
+	i := 0
+	loopCPU(b, func() error {
+		if i%n == 0 {
+			// The serials start over with a fresh Crypticle of the same key.
+			aes, _ = crypt.NewCrypticle(aes.KeyString())
+		}
+		v, err := aes.Loads(pubs[i%n].Load, "")
+		i++
+		if err != nil {
+			return err
+		}
+		load, _ := v.(*ordered.Map)
+		job, err := protocol.ParseJob(load)
+		if err != nil {
+			return err
+		}
+		kind, err := target.ParseKind(job.TgtType)
+		if err != nil {
+			return err
+		}
+		if ok, err := target.Match(job.Tgt, kind, self, target.Options{}); ok || err != nil {
+			return fmt.Errorf("matched %v: %w", ok, err)
+		}
+		return nil
 	})
 }
 

@@ -75,15 +75,27 @@ func WrapPublish(aes *Crypticle, master *rsa.PrivateKey, load *ordered.Map, seri
 // requireSig (sign_pub_messages) the signature must be present and valid
 // for the frame's sig_algo; then the load is decrypted (serial checked).
 func OpenPublish(aes *Crypticle, master *rsa.PublicKey, p *protocol.Publish, requireSig bool) (any, error) {
-	if requireSig {
-		if len(p.Sig) == 0 {
-			return nil, fmt.Errorf("open publish: message signing is enabled but the payload has no signature: %w", ErrAuthentication)
-		}
-		if err := Verify(master, p.Load, p.Sig, p.SigAlgo); err != nil {
-			return nil, fmt.Errorf("open publish: message signature failed to validate: %w", ErrAuthentication)
-		}
+	if err := VerifyPublish(master, p, requireSig); err != nil {
+		return nil, err
 	}
 	return aes.Loads(p.Load, "")
+}
+
+// VerifyPublish is OpenPublish's signature check alone: with requireSig
+// the publication must carry a signature, and a signature it carries
+// must verify with the master's key (ErrAuthentication otherwise). A
+// minion that decrypts first checks it only for what it would act on.
+func VerifyPublish(master *rsa.PublicKey, p *protocol.Publish, requireSig bool) error {
+	if !requireSig {
+		return nil
+	}
+	if len(p.Sig) == 0 {
+		return fmt.Errorf("open publish: message signing is enabled but the payload has no signature: %w", ErrAuthentication)
+	}
+	if err := Verify(master, p.Load, p.Sig, p.SigAlgo); err != nil {
+		return fmt.Errorf("open publish: message signature failed to validate: %w", ErrAuthentication)
+	}
+	return nil
 }
 
 // SealPrivate is ReqServerChannel._encrypt_private (send_private, used for

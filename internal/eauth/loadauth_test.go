@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
+	"github.com/brinesalt/brine/internal/protocol"
 	"github.com/brinesalt/brine/internal/py"
 )
 
@@ -159,5 +160,54 @@ func TestTokenStore(t *testing.T) {
 	}
 	if err := s.Remove(live); err != nil {
 		t.Errorf("removing a removed token: %v", err)
+	}
+}
+
+// TestTokenStoreCacheFollowsTheFile: Get's cache never outlives the
+// token's file. A token removed behind the store's back (another
+// process's logout, rm) is gone at once, a file replaced with other
+// data is read again, and a cached token still expires on time.
+func TestTokenStoreCacheFollowsTheFile(t *testing.T) {
+	s := &Tokens{Dir: filepath.Join(t.TempDir(), "tokens")}
+	now := time.Unix(1000, 0)
+	tok, err := s.Make(ordered.FromPairs("expire", 2000.0, "name", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if td, err := s.Get(tok, now); err != nil || td.Value("name") != "a" {
+			t.Fatalf("Get = %v, %v", td, err)
+		}
+	}
+	// Another store over the same directory rewrites it (a new file, as
+	// Make writes: a .tmp renamed over the name).
+	other := &Tokens{Dir: s.Dir}
+	td, _ := other.Get(tok, now)
+	td.Set("name", "b")
+	b, err := protocol.MarshalBin(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, tok+".tmp"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(s.Dir, tok+".tmp"), filepath.Join(s.Dir, tok)); err != nil {
+		t.Fatal(err)
+	}
+	if td, err := s.Get(tok, now); err != nil || td.Value("name") != "b" {
+		t.Errorf("after the file was replaced: Get = %v, %v; want name b", td, err)
+	}
+	if _, err := s.Get(tok, time.Unix(2001, 0)); !errors.Is(err, ErrNoToken) {
+		t.Errorf("a cached token past its expiry: Get = %v, want ErrNoToken", err)
+	}
+	tok2, _ := s.Make(ordered.FromPairs("expire", 2000.0))
+	if _, err := s.Get(tok2, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Remove(tok2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(tok2, now); !errors.Is(err, ErrNoToken) {
+		t.Errorf("a token removed by another store: Get = %v, want ErrNoToken", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/internal/ordered"
@@ -17,9 +18,28 @@ import (
 
 // Tokens is salt/tokens/localfs.py: one msgpack file per token, named by
 // the token, mode 0600, under token_dir (<cachedir>/tokens).
+//
+// Get keeps what it read, keyed by the token and the file's identity
+// (os.SameFile, size, modification time), so a request with a known
+// token costs a stat, not a read and a decode; a file removed (logout,
+// salt-run or rm), replaced or rewritten since is read again at once,
+// and expiry is checked on every Get. The zero value is ready to use.
 type Tokens struct {
 	Dir string
+
+	mu    sync.Mutex
+	known map[string]cachedToken
 }
+
+// cachedToken is a token file's data as read, with the file's identity.
+type cachedToken struct {
+	fi   fs.FileInfo
+	data *ordered.Map
+}
+
+// maxCachedTokens bounds Tokens' cache: past it the cache starts over
+// (every token is read from its file once more).
+const maxCachedTokens = 4096
 
 // NewToken returns 32 bytes from crypto/rand as 64 hex digits, the
 // length of Salt's sha256 tokens.
@@ -85,6 +105,32 @@ func (s *Tokens) Get(tok string, now time.Time) (*ordered.Map, error) {
 		return nil, ErrNoToken
 	}
 	path := filepath.Join(s.Dir, tok)
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.forget(tok)
+		return nil, ErrNoToken
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read token: %w", err)
+	}
+	td := s.cached(tok, fi)
+	if td == nil {
+		if td, err = s.read(tok, path); err != nil {
+			return nil, err
+		}
+		s.remember(tok, fi, td)
+	}
+	exp, ok := ordered.Number(td.Value("expire"))
+	if !ok || exp < float64(now.UnixNano())/1e9 {
+		s.forget(tok)
+		_ = os.Remove(path)
+		return nil, ErrNoToken
+	}
+	return td.Copy(), nil
+}
+
+// read loads and checks one token file.
+func (s *Tokens) read(tok, path string) (*ordered.Map, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoToken
@@ -102,12 +148,34 @@ func (s *Tokens) Get(tok string, now time.Time) (*ordered.Map, error) {
 	if subtle.ConstantTimeCompare([]byte(stored), []byte(tok)) != 1 {
 		return nil, ErrNoToken
 	}
-	exp, ok := ordered.Number(td.Value("expire"))
-	if !ok || exp < float64(now.UnixNano())/1e9 {
-		_ = os.Remove(path)
-		return nil, ErrNoToken
-	}
 	return td, nil
+}
+
+// cached is the data remembered for tok if its file is still the one
+// it was read from, else nil.
+func (s *Tokens) cached(tok string, fi fs.FileInfo) *ordered.Map {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.known[tok]
+	if !ok || !os.SameFile(c.fi, fi) || c.fi.Size() != fi.Size() || !c.fi.ModTime().Equal(fi.ModTime()) {
+		return nil
+	}
+	return c.data
+}
+
+func (s *Tokens) remember(tok string, fi fs.FileInfo, td *ordered.Map) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.known == nil || len(s.known) >= maxCachedTokens {
+		s.known = map[string]cachedToken{}
+	}
+	s.known[tok] = cachedToken{fi: fi, data: td}
+}
+
+func (s *Tokens) forget(tok string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.known, tok)
 }
 
 // Remove deletes a token (localfs rm_token); removing an unknown token
@@ -116,6 +184,7 @@ func (s *Tokens) Remove(tok string) error {
 	if !validToken(tok) {
 		return nil
 	}
+	s.forget(tok)
 	err := os.Remove(filepath.Join(s.Dir, tok))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove token: %w", err)
