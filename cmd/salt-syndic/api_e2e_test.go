@@ -45,6 +45,15 @@ func TestAPITiers(t *testing.T) {
 		}
 	})
 
+	t.Run("local_subset picks from every tier", func(t *testing.T) {
+		// Only the lower tier matches: Salt's cmd_subset picks from the
+		// minions that answered sys.list_functions, syndic tiers included.
+		m := a.JSON("/", tok, map[string]any{"client": "local_subset", "tgt": "l1*", "fun": "test.ping", "subset": 2}, 200)
+		if got := compact(m["return"].([]any)[0]); got != `{"l1a":true,"l1b":true}` {
+			t.Errorf("local_subset l1* 2: got %s", got)
+		}
+	})
+
 	t.Run("local_async, /jobs and lookup_jid", func(t *testing.T) {
 		m := a.JSON("/", tok, map[string]any{"client": "local_async", "tgt": "l1*", "fun": "test.echo", "arg": []string{"hi"}}, 200)
 		r := m["return"].([]any)[0].(map[string]any)
