@@ -133,13 +133,23 @@ func hotPhase(n int, o runOpts, masters, parts int) ([][]time.Duration, []time.D
 	fmt.Printf("masters=%d minions=%d connect_all=%s load=%s\n", masters, n, time.Since(start).Round(time.Millisecond), loadavg())
 	alone := make([][]time.Duration, masters)
 	var together []time.Duration
+	// The CPU the swarm's processes and the masters spent on each
+	// publication: the swarm's is the floor of what the minions' crypto
+	// costs on the cores the masters share.
+	cpu0 := func() func() string {
+		s, m := sumTierCPU(ts), sumCPU(bs)
+		return func() string {
+			return fmt.Sprintf("cpu: swarm=%s masters=%s", (sumTierCPU(ts) - s).Round(time.Millisecond), (sumCPU(bs) - m).Round(time.Millisecond))
+		}
+	}
 	for r := range pings {
 		for i, b := range bs {
+			spent := cpu0()
 			_, got, expected, _, last, err := b.ping(ctx)
 			if err != nil {
 				return nil, nil, err
 			}
-			fmt.Printf("  round %d master %c alone: returned=%d/%d last_return=%s\n", r+1, 'A'+i, got, expected, last.Round(time.Microsecond))
+			fmt.Printf("  round %d master %c alone: returned=%d/%d last_return=%s %s\n", r+1, 'A'+i, got, expected, last.Round(time.Microsecond), spent())
 			alone[i] = append(alone[i], last)
 		}
 		if masters < 2 {
@@ -148,6 +158,7 @@ func hotPhase(n int, o runOpts, masters, parts int) ([][]time.Duration, []time.D
 		lasts := make([]time.Duration, masters)
 		errs := make([]error, masters)
 		var pw sync.WaitGroup
+		spent := cpu0()
 		for i, b := range bs {
 			pw.Add(1)
 			go func() {
@@ -165,7 +176,7 @@ func hotPhase(n int, o runOpts, masters, parts int) ([][]time.Duration, []time.D
 				return nil, nil, err
 			}
 		}
-		fmt.Printf("  round %d all masters at once: last_return=%v\n", r+1, lasts)
+		fmt.Printf("  round %d all masters at once: last_return=%v %s\n", r+1, lasts, spent())
 		together = append(together, slices.Max(lasts))
 	}
 	for i, b := range bs {
