@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"crypto/rsa"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/brinesalt/brine/bench/internal/swarm"
-	"github.com/brinesalt/brine/internal/config"
-	"github.com/brinesalt/brine/internal/crypt"
-	"github.com/brinesalt/brine/internal/ordered"
-	"github.com/brinesalt/brine/minion"
 )
 
 // hotSwarm measures hot multi-master: n minions, each signed in to
@@ -27,15 +22,18 @@ import (
 // once; the table gives the medians of publish → last return and each
 // master's ratio to the single master.
 func hotSwarm(n int, o runOpts, masters int) error {
-	ks, err := swarm.Cycled(o.keydir, n, o.keys)
+	// The keys are made here once, so the children only load them.
+	if _, err := swarm.Cycled(o.keydir, n, o.keys); err != nil {
+		return err
+	}
+	// Both phases spread the minions over as many processes as the
+	// hot one needs, so they differ only in the masters.
+	parts := swarmParts(n, masters)
+	single, _, err := hotPhase(n, o, 1, parts)
 	if err != nil {
 		return err
 	}
-	single, _, err := hotPhase(ks, o, 1)
-	if err != nil {
-		return err
-	}
-	alone, together, err := hotPhase(ks, o, masters)
+	alone, together, err := hotPhase(n, o, masters, parts)
 	if err != nil {
 		return err
 	}
@@ -62,11 +60,10 @@ func ratio(d, base time.Duration) float64 {
 // hotPhase runs the masters and the swarm once and returns, per master,
 // the last-return latencies of its rounds alone, and the slowest
 // master's latency of each round with all of them pinging together.
-func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, []time.Duration, error) {
+func hotPhase(n int, o runOpts, masters, parts int) ([][]time.Duration, []time.Duration, error) {
 	workdir, pings, workers, ramp := o.workdir, o.pings, o.workers, o.ramp
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	n := len(ks)
 	dir, err := os.MkdirTemp(workdir, "minionswarm-hot")
 	if err != nil {
 		return nil, nil, err
@@ -94,47 +91,25 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 		bs = append(bs, b)
 		list = append(list, "127.0.0.1:"+strconv.Itoa(mo.RetPort))
 	}
+	// The minions run in child processes (-serve-tier with -hot-masters),
+	// each holding at most maxSwarmFDs descriptors: a minion holds two
+	// connections per master.
 	start := time.Now()
-	var wg sync.WaitGroup
-	logs := newLogCount()
-	gate := o.startGate()
-	for i := range n {
-		id := fmt.Sprintf("swarm-%05d", i)
-		c := config.DefaultMinion(dir)
-		c.ID, c.Masters = id, list
-		c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
-		c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
-		// A sign-in waits auth_tries × auth_timeout: 60 s, as long as a
-		// busy master may take to answer thousands at once.
-		c.AuthTries = 60
-		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
-		o := minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true,
-			Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}
-		var run func(context.Context) error
-		if minion.IsHot(c) {
-			h, err := minion.NewHot(o)
-			if err != nil {
-				return nil, nil, err
-			}
-			run = h.Run
-		} else {
-			mn, err := minion.New(o)
-			if err != nil {
-				return nil, nil, err
-			}
-			run = mn.Run
+	var ts []*tierChild
+	defer func() {
+		for _, t := range ts {
+			t.stop()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = run(ctx)
-		}()
-		if ramp > 0 && i%ramp == ramp-1 {
-			time.Sleep(time.Second)
+	}()
+	for p := range parts {
+		t, err := startTier(ctx, tierOpts{dir: dir, tier: p, tiers: parts, n: n, hot: strings.Join(list, ","),
+			workers: workers, ramp: ramp, keys: o.keys, keydir: o.keydir, gate: o.gate})
+		if err != nil {
+			return nil, nil, err
 		}
+		ts = append(ts, t)
 	}
-	defer wg.Wait()
-	defer cancel()
+	fmt.Printf("masters=%d minions=%d swarm processes=%d\n", masters, n, parts)
 	lastReport := time.Now()
 	for {
 		done := true
@@ -150,21 +125,31 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 			return nil, nil, fmt.Errorf("%d masters: not every minion connected: %v (load %s)", masters, counts, loadavg())
 		}
 		if time.Since(lastReport) > 10*time.Second {
-			fmt.Fprintf(os.Stderr, "  %s: %v load=%s minion warnings: %s\n", time.Since(start).Round(time.Second), counts, loadavg(), logs)
+			fmt.Fprintf(os.Stderr, "  %s: %v load=%s\n", time.Since(start).Round(time.Second), counts, loadavg())
 			lastReport = time.Now()
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	fmt.Printf("masters=%d minions=%d connect_all=%s load=%s\n  minion warnings: %s\n", masters, n, time.Since(start).Round(time.Millisecond), loadavg(), logs)
+	fmt.Printf("masters=%d minions=%d connect_all=%s load=%s\n", masters, n, time.Since(start).Round(time.Millisecond), loadavg())
 	alone := make([][]time.Duration, masters)
 	var together []time.Duration
+	// The CPU the swarm's processes and the masters spent on each
+	// publication: the swarm's is the floor of what the minions' crypto
+	// costs on the cores the masters share.
+	cpu0 := func() func() string {
+		s, m := sumTierCPU(ts), sumCPU(bs)
+		return func() string {
+			return fmt.Sprintf("cpu: swarm=%s masters=%s", (sumTierCPU(ts) - s).Round(time.Millisecond), (sumCPU(bs) - m).Round(time.Millisecond))
+		}
+	}
 	for r := range pings {
 		for i, b := range bs {
+			spent := cpu0()
 			_, got, expected, _, last, err := b.ping(ctx)
 			if err != nil {
 				return nil, nil, err
 			}
-			fmt.Printf("  round %d master %c alone: returned=%d/%d last_return=%s\n", r+1, 'A'+i, got, expected, last.Round(time.Microsecond))
+			fmt.Printf("  round %d master %c alone: returned=%d/%d last_return=%s %s\n", r+1, 'A'+i, got, expected, last.Round(time.Microsecond), spent())
 			alone[i] = append(alone[i], last)
 		}
 		if masters < 2 {
@@ -173,6 +158,7 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 		lasts := make([]time.Duration, masters)
 		errs := make([]error, masters)
 		var pw sync.WaitGroup
+		spent := cpu0()
 		for i, b := range bs {
 			pw.Add(1)
 			go func() {
@@ -190,7 +176,7 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 				return nil, nil, err
 			}
 		}
-		fmt.Printf("  round %d all masters at once: last_return=%v\n", r+1, lasts)
+		fmt.Printf("  round %d all masters at once: last_return=%v %s\n", r+1, lasts, spent())
 		together = append(together, slices.Max(lasts))
 	}
 	for i, b := range bs {
@@ -198,6 +184,17 @@ func hotPhase(ks []*rsa.PrivateKey, o runOpts, masters int) ([][]time.Duration, 
 		fmt.Printf("  master %c rss=%dMiB peak_rss=%dMiB\n", 'A'+i, rss>>20, peak>>20)
 	}
 	return alone, together, nil
+}
+
+// maxSwarmFDs is how many minion connections one swarm process may
+// hold: the bench machine's hard RLIMIT_NOFILE is 20,000, and a process
+// also holds its log, key and /proc files.
+const maxSwarmFDs = 15000
+
+// swarmParts is how many processes n minions of `masters` masters need,
+// two connections a master each.
+func swarmParts(n, masters int) int {
+	return max(1, (n*masters*2+maxSwarmFDs-1)/maxSwarmFDs)
 }
 
 // copyMasterKey gives another master the first one's key pair.

@@ -28,11 +28,8 @@ import (
 	"time"
 
 	"github.com/brinesalt/brine/bench/internal/swarm"
-	"github.com/brinesalt/brine/internal/config"
-	"github.com/brinesalt/brine/internal/crypt"
 	"github.com/brinesalt/brine/internal/ordered"
 	"github.com/brinesalt/brine/master"
-	"github.com/brinesalt/brine/minion"
 	_ "github.com/brinesalt/brine/state/modules/test"
 )
 
@@ -61,6 +58,7 @@ func run() int {
 	serveTierDir := flag.String("serve-tier", "", "internal: run one tier of a -split syndic tree (its syndic and minions) in this directory")
 	tier := flag.Int("tier", 0, "internal: the tier -serve-tier runs")
 	topRet := flag.Int("top-ret", 0, "internal: the top master's ret port for -serve-tier")
+	hotMasters := flag.String("hot-masters", "", "internal: -serve-tier runs hot multi-master minions of these masters (host:ret-port,…) and no syndic")
 	distinct := flag.Int("keys", 0, "distinct minion keys, shared round-robin by the swarm (0: one per minion); making a key costs ~150 ms of CPU, signing in with a shared key costs the same")
 	orderMasters := flag.Bool("order-masters", false, "internal: -serve-master with order_masters")
 	signIn := flag.Duration("signin-timeout", 15*time.Minute, "give up when not every minion has signed in and subscribed by then")
@@ -80,7 +78,7 @@ func run() int {
 	}
 	if *serveTierDir != "" {
 		n, _ := strconv.Atoi(*ns)
-		t := tierOpts{dir: *serveTierDir, tier: *tier, tiers: *syndics, n: n, lowerPub: *pubPort, lowerRet: *retPort, topRet: *topRet,
+		t := tierOpts{dir: *serveTierDir, tier: *tier, tiers: *syndics, n: n, lowerPub: *pubPort, lowerRet: *retPort, topRet: *topRet, hot: *hotMasters,
 			workers: *workers, ramp: *ramp, keys: *distinct, keydir: *keydir, gate: *gate}
 		if err := serveTier(t); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -236,27 +234,11 @@ func runSwarm(n int, o runOpts, jc *cacheRun) error {
 
 	start := time.Now()
 	var wg sync.WaitGroup
-	gate := o.startGate()
+	logs, gate := newLogCount(), o.startGate()
 	for i := range n {
-		id := fmt.Sprintf("swarm-%05d", i)
-		c := config.DefaultMinion(dir)
-		c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
-		c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
-		c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
-		// A sign-in waits auth_tries × auth_timeout: 60 s, as long as a
-		// busy master may take to answer thousands at once.
-		c.AuthTries = 60
-		grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
-		mn, err := minion.New(minion.Options{Config: c, Key: ks[i], PubPEM: string(crypt.EncodePublicKey(&ks[i].PublicKey)), NoDisk: true, StartGate: gate,
-			Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
-		if err != nil {
+		if err := startSwarmMinion(ctx, &wg, dir, i, mo, ks[i], logs, gate); err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = mn.Run(ctx)
-		}()
 		if ramp > 0 && i%ramp == ramp-1 {
 			time.Sleep(time.Second)
 		}

@@ -80,17 +80,10 @@ func treeSwarm(n, k int, o runOpts) error {
 	fmt.Printf("tree: syndics=%d minions=%d keys=%s connect_all=%s load=%s\n", k, n, keyTime.Round(time.Millisecond),
 		time.Since(start).Round(time.Millisecond), loadavg())
 	time.Sleep(time.Second) // the syndics' start events, the markers
-	cpu0, returned := top.masterCPU(), 0
-	var lasts []time.Duration
-	for r := range o.pings {
-		got, first, last, err := top.treePing(ctx, n)
-		if err != nil {
-			return err
-		}
-		returned += got
-		lasts = append(lasts, last)
-		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s load=%s\n", r+1, n, got,
-			first.Round(time.Microsecond), last.Round(time.Microsecond), loadavg())
+	cpu0 := top.masterCPU()
+	returned, lasts, err := treePings(o.pings, n, func() (int, time.Duration, time.Duration, error) { return top.treePing(ctx, n) })
+	if err != nil {
+		return err
 	}
 	cpu := top.masterCPU() - cpu0
 	_, peak := top.masterRSS()
@@ -140,6 +133,25 @@ func treeSetup(n, k int, o runOpts) (ks []*rsa.PrivateKey, keyTime time.Duration
 	return ks, keyTime, dir, to, nil
 }
 
+// treePings runs ping rounds of test.ping on a tree's top, each
+// expecting n returns, printing each; it returns the returns counted
+// and each round's last-return latency.
+func treePings(rounds, n int, ping func() (got int, first, last time.Duration, err error)) (int, []time.Duration, error) {
+	returned := 0
+	var lasts []time.Duration
+	for r := range rounds {
+		got, first, last, err := ping()
+		if err != nil {
+			return 0, nil, err
+		}
+		returned += got
+		lasts = append(lasts, last)
+		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s load=%s\n", r+1, n, got,
+			first.Round(time.Microsecond), last.Round(time.Microsecond), loadavg())
+	}
+	return returned, lasts, nil
+}
+
 type inProcessTop struct{ *inProcess }
 
 // treePing publishes test.ping on the top and counts the returns the
@@ -180,23 +192,49 @@ func newBenchSyndic(dir string, i int, lo, top master.Options, k *rsa.PrivateKey
 	return syndic.New(c, slog.New(slog.DiscardHandler))
 }
 
-// startSwarmMinion starts swarm minion j on master mo, as swarm does.
-func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int, mo master.Options, k *rsa.PrivateKey, logs *logCount, gate chan struct{}) error {
-	id := fmt.Sprintf("swarm-%05d", j)
+// swarmMinion is swarm minion j's config: its masters and how long a
+// sign-in may wait.
+func swarmMinion(dir string, j int, masters []string) *config.Minion {
 	c := config.DefaultMinion(dir)
-	c.ID, c.Masters, c.MasterPort, c.PublishPort = id, []string{"127.0.0.1"}, mo.RetPort, mo.PublishPort
+	c.ID, c.Masters = fmt.Sprintf("swarm-%05d", j), masters
 	c.PKIDir, c.CacheDir = dir+"/minion", dir+"/minion-cache"
 	c.AcceptanceWaitTime, c.AuthTimeout = time.Second, time.Second
-	// A sign-in waits auth_tries × auth_timeout: 60 s, as runSwarm's.
+	// A sign-in waits auth_tries × auth_timeout: 60 s, as long as a
+	// busy master may take to answer thousands at once.
 	c.AuthTries = 60
-	grains := ordered.FromPairs("id", id, "os", "Debian", "kernel", "Linux")
-	mn, err := minion.New(minion.Options{Config: c, Key: k, PubPEM: string(crypt.EncodePublicKey(&k.PublicKey)), NoDisk: true,
-		Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }})
-	if err != nil {
-		return err
+	return c
+}
+
+// startSwarmMinion starts swarm minion j on master mo, as swarm does.
+func startSwarmMinion(ctx context.Context, wg *sync.WaitGroup, dir string, j int, mo master.Options, k *rsa.PrivateKey, logs *logCount, gate chan struct{}) error {
+	c := swarmMinion(dir, j, []string{"127.0.0.1"})
+	c.MasterPort, c.PublishPort = mo.RetPort, mo.PublishPort
+	return runSwarmMinion(ctx, wg, c, k, logs, gate)
+}
+
+// runSwarmMinion runs a swarm minion of config c until ctx ends: a hot
+// one (minion.NewHot, one per-master minion each) when c lists several
+// masters.
+func runSwarmMinion(ctx context.Context, wg *sync.WaitGroup, c *config.Minion, k *rsa.PrivateKey, logs *logCount, gate chan struct{}) error {
+	grains := ordered.FromPairs("id", c.ID, "os", "Debian", "kernel", "Linux")
+	o := minion.Options{Config: c, Key: k, PubPEM: string(crypt.EncodePublicKey(&k.PublicKey)), NoDisk: true,
+		Log: slog.New(logs), StartGate: gate, Grains: func(context.Context) (*ordered.Map, error) { return grains.Copy(), nil }}
+	run := func(context.Context) error { return nil }
+	if minion.IsHot(c) {
+		h, err := minion.NewHot(o)
+		if err != nil {
+			return err
+		}
+		run = h.Run
+	} else {
+		mn, err := minion.New(o)
+		if err != nil {
+			return err
+		}
+		run = mn.Run
 	}
 	wg.Add(1)
-	go func() { defer wg.Done(); _ = mn.Run(ctx) }()
+	go func() { defer wg.Done(); _ = run(ctx) }()
 	return nil
 }
 

@@ -27,12 +27,17 @@ import (
 // figures: the top's against the lower masters', which each serve
 // their minions as a master serves direct minions.
 
-// tierOpts tell a -serve-tier child which tier it is.
+// tierOpts tell a -serve-tier child which part of the swarm it runs:
+// the minions j ≡ tier (mod tiers) of 0…n-1, and with hot empty the
+// tier's syndic on its lower master; with hot set (the hot
+// multi-master swarm, hot.go) no syndic, and each minion signs in to
+// every master hot lists.
 type tierOpts struct {
 	dir                 string
 	tier, tiers, n      int
 	lowerPub, lowerRet  int
 	topRet              int
+	hot                 string // comma-separated host:ret-port of each master
 	workers, ramp, keys int
 	gate                int
 	keydir              string
@@ -42,7 +47,7 @@ func (t tierOpts) args() []string {
 	return []string{"-serve-tier", t.dir, "-tier", strconv.Itoa(t.tier), "-syndics", strconv.Itoa(t.tiers),
 		"-n", strconv.Itoa(t.n), "-pub", strconv.Itoa(t.lowerPub), "-ret", strconv.Itoa(t.lowerRet),
 		"-top-ret", strconv.Itoa(t.topRet), "-workers", strconv.Itoa(t.workers), "-ramp", strconv.Itoa(t.ramp),
-		"-keys", strconv.Itoa(t.keys), "-keydir", t.keydir, "-start-gate", strconv.Itoa(t.gate)}
+		"-keys", strconv.Itoa(t.keys), "-keydir", t.keydir, "-start-gate", strconv.Itoa(t.gate), "-hot-masters", t.hot}
 }
 
 // serveTier is the child side: syndic t.tier on its lower master and
@@ -51,24 +56,37 @@ func (t tierOpts) args() []string {
 func serveTier(t tierOpts) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	ks, err := swarm.Cycled(t.keydir, t.n+t.tiers, t.keys)
-	if err != nil {
-		return err
+	// The syndics' keys follow the minions'.
+	nk := t.n
+	if t.hot == "" {
+		nk += t.tiers
 	}
-	lo := masterOptions(filepath.Join(t.dir, fmt.Sprintf("lower%d", t.tier)), t.lowerPub, t.lowerRet, t.workers)
-	to := masterOptions(filepath.Join(t.dir, "top"), 0, t.topRet, t.workers)
-	to.SyndicWait = treeSyndicWait
-	s, err := newBenchSyndic(t.dir, t.tier, lo, to, ks[t.n+t.tier])
+	ks, err := swarm.Cycled(t.keydir, nk, t.keys)
 	if err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = s.Run(ctx) }()
+	lo := masterOptions(filepath.Join(t.dir, fmt.Sprintf("lower%d", t.tier)), t.lowerPub, t.lowerRet, t.workers)
+	if t.hot == "" {
+		to := masterOptions(filepath.Join(t.dir, "top"), 0, t.topRet, t.workers)
+		to.SyndicWait = treeSyndicWait
+		s, err := newBenchSyndic(t.dir, t.tier, lo, to, ks[t.n+t.tier])
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = s.Run(ctx) }()
+	}
 	logs, gate := newLogCount(), runOpts{gate: t.gate}.startGate()
 	started := 0
 	for j := t.tier; j < t.n && ctx.Err() == nil; j += t.tiers {
-		if err := startSwarmMinion(ctx, &wg, t.dir, j, lo, ks[j], logs, gate); err != nil {
+		var err error
+		if t.hot == "" {
+			err = startSwarmMinion(ctx, &wg, t.dir, j, lo, ks[j], logs, gate)
+		} else {
+			err = runSwarmMinion(ctx, &wg, swarmMinion(t.dir, j, strings.Split(t.hot, ",")), ks[j], logs, gate)
+		}
+		if err != nil {
 			cancel()
 			wg.Wait()
 			return err
@@ -161,17 +179,12 @@ func treeSplit(n, k int, o runOpts) error {
 		time.Since(start).Round(time.Millisecond), loadavg())
 	time.Sleep(time.Second) // the syndics' start events, the markers
 	topCPU0, lowCPU0, tierCPU0 := top.masterCPU(), sumCPU(lowers), sumTierCPU(tiers)
-	returned := 0
-	var lasts []time.Duration
-	for r := range o.pings {
+	returned, lasts, err := treePings(o.pings, n, func() (int, time.Duration, time.Duration, error) {
 		_, got, _, first, last, err := top.pingN(ctx, n)
-		if err != nil {
-			return err
-		}
-		returned += got
-		lasts = append(lasts, last)
-		fmt.Printf("  ping %d: expected=%d returned=%d first_return=%s last_return=%s load=%s\n", r+1, n, got,
-			first.Round(time.Microsecond), last.Round(time.Microsecond), loadavg())
+		return got, first, last, err
+	})
+	if err != nil {
+		return err
 	}
 	per := func(d time.Duration) time.Duration {
 		return (d / time.Duration(max(returned, 1))).Round(time.Microsecond)
