@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -34,6 +35,7 @@ type config struct {
 	bin, rate, tools            string
 	reps, pushReps, ansibleReps int
 	floorSample                 int
+	logLevel                    string
 	timeout                     time.Duration
 	rateBits                    float64
 }
@@ -50,6 +52,7 @@ func main() {
 	flag.IntVar(&c.ansibleReps, "ansible-reps", 1, "first/second run pairs of Ansible (when installed)")
 	flag.StringVar(&c.tools, "tools", "relay,push,rsync,ansible", "the tools to run, so one size's table can be split over runs that each fit the bench lock's 10 minutes")
 	flag.IntVar(&c.floorSample, "floor-sample", 40, "hosts' worth of work to time for the machine's floor (0: skip it)")
+	flag.StringVar(&c.logLevel, "log-level", "info", "salt-ssh's log_level_logfile; at debug the failed peer fetches are tallied by the agents' reasons")
 	flag.DurationVar(&c.timeout, "timeout", 15*time.Minute, "bound on every run")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -111,8 +114,8 @@ func run(ctx context.Context, c config) (err error) {
 		return err
 	}
 	// The relay's own account of each run ("relay: run done …") is in
-	// the log at info.
-	if err := appendFile(filepath.Join(e.Etc, "master"), "log_level_logfile: info\n"); err != nil {
+	// the log at info; each failed peer fetch, with why, at debug.
+	if err := appendFile(filepath.Join(e.Etc, "master"), "log_level_logfile: "+c.logLevel+"\n"); err != nil {
 		return err
 	}
 	// The thin binary goes out before the cap: the tables time the release.
@@ -190,7 +193,24 @@ func printRelayLog(path string) {
 	for _, m := range relayDone.FindAll(b, -1) {
 		fmt.Printf("    %s\n", m)
 	}
+	why := map[string]int{}
+	for _, m := range fetchFailed.FindAllSubmatch(b, -1) {
+		why[string(addrRE.ReplaceAll(m[1], []byte("ADDR")))]++
+	}
+	if len(why) > 0 {
+		fmt.Println("\nFailed peer fetches by reason (all runs):")
+		for _, k := range slices.Sorted(maps.Keys(why)) {
+			fmt.Printf("    %6d  %s\n", why[k], k)
+		}
+	}
 }
+
+// fetchFailed is a failed peer fetch in salt-ssh's debug log, and
+// addrRE the addresses in its reason, so reasons tally across hosts.
+var (
+	fetchFailed = regexp.MustCompile(`relay: fetch failed.* why="?([^"\n]*)`)
+	addrRE      = regexp.MustCompile(`[0-9]+(\.[0-9]+){3}(:[0-9]+)?`)
+)
 
 func appendFile(path, text string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)

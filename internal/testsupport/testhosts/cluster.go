@@ -270,7 +270,7 @@ func freePorts(n int) ([]int, error) {
 // bootHost brings one prepared host up: addresses, holder, sshd.
 func (c *Cluster) bootHost(ctx context.Context, h *hostState) error {
 	if c.st.Mode == ModeNetns {
-		setup := func() error { return setupHostAddr(ctx, c.st.Cluster, h.Index) }
+		setup := func() error { return setupHostAddr(ctx, c.st.Cluster, h.Index, c.bridgeHosts()) }
 		if front := h.Options.BehindHost; front != "" {
 			setup = func() error { return setupBehindAddr(ctx, c.st.Cluster, h.Index, hostIndex(front)) }
 		}
@@ -284,6 +284,18 @@ func (c *Cluster) bootHost(ctx context.Context, h *hostState) error {
 		}
 	}
 	return c.startSSHD(ctx, h)
+}
+
+// bridgeHosts are the indexes of the hosts on the bridge (not behind
+// another host).
+func (c *Cluster) bridgeHosts() []int {
+	var out []int
+	for _, h := range c.st.Hosts {
+		if h.Options.BehindHost == "" {
+			out = append(out, h.Index)
+		}
+	}
+	return out
 }
 
 // bootParallel is how many hosts eachHost prepares and boots at once.

@@ -90,13 +90,30 @@ func setupBehindAddr(ctx context.Context, c, i, j int) error {
 }
 
 // setupHostAddr configures host i's side: loopback and eth0 with its
-// address. There is deliberately no default route: a host reaches the
-// controller and the other hosts on its /24 and nothing else, so no test
-// can send traffic anywhere but the harness's own addresses.
-func setupHostAddr(ctx context.Context, c, i int) error {
-	return ipBatch(ctx, []string{
+// address, and permanent neighbour entries for the controller and for
+// every other host on the bridge (peers, by index). There is deliberately
+// no default route: a host reaches the controller and the other hosts on
+// its /24 and nothing else, so no test can send traffic anywhere but the
+// harness's own addresses.
+//
+// The entries matter past a few dozen hosts: every namespace's dynamic
+// neighbour entries count against the one machine-wide gc_thresh3 (1024
+// by default), so hosts that talk to each other (the relay's peer
+// fetches) overflow it at about 32 hosts all to all, and a SYN whose
+// neighbour cannot be created is dropped: "dial tcp: i/o timeout" with
+// "neighbor table overflow!" in the kernel log. Permanent entries are not
+// counted (Linux ≥ 4.19) nor resolved by ARP.
+func setupHostAddr(ctx context.Context, c, i int, peers []int) error {
+	lines := []string{
 		"link set lo up",
 		fmt.Sprintf("addr add %s/%d dev eth0", hostIP(c, i), prefixLen(c)),
 		"link set eth0 up",
-	}, "-n", netnsName(c, i))
+		fmt.Sprintf("neigh replace %s lladdr %s dev eth0 nud permanent", bridgeIP(c), bridgeMAC(c)),
+	}
+	for _, j := range peers {
+		if j != i {
+			lines = append(lines, fmt.Sprintf("neigh replace %s lladdr %s dev eth0 nud permanent", hostIP(c, j), hostMAC(c, j)))
+		}
+	}
+	return ipBatch(ctx, lines, "-n", netnsName(c, i))
 }

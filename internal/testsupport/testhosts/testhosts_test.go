@@ -330,3 +330,43 @@ func TestLoopbackMode(t *testing.T) {
 		t.Errorf("dial stopped host: %v, want connection refused", err)
 	}
 }
+
+// TestNeighboursArePermanent: every host holds permanent neighbour
+// entries for the controller and the other hosts, so hosts talking to
+// each other at scale (the relay's peer fetches) never need a dynamic
+// entry, which counts against the machine-wide gc_thresh3: at 100 hosts
+// without them a third of the relay's peer dials timed out with "neighbor
+// table overflow!" in the kernel log.
+func TestNeighboursArePermanent(t *testing.T) {
+	c := testhosts.New(t, 3)
+	if c.Mode() != testhosts.ModeNetns {
+		testhosts.Skip(t, "neighbour entries are a netns cluster's")
+	}
+	hosts := c.Hosts()
+	for _, h := range hosts {
+		out, err := c.Exec(t.Context(), h.ID, "ip neigh show dev eth0")
+		if err != nil {
+			t.Fatalf("%s: ip neigh: %v", h.ID, err)
+		}
+		want := []string{c.ControllerIP()}
+		for _, o := range hosts {
+			if o.ID != h.ID {
+				want = append(want, o.IP)
+			}
+		}
+		for _, ip := range want {
+			if !hasPermanent(string(out), ip) {
+				t.Errorf("%s: no permanent neighbour entry for %s in:\n%s", h.ID, ip, out)
+			}
+		}
+	}
+}
+
+func hasPermanent(neigh, ip string) bool {
+	for _, line := range strings.Split(neigh, "\n") {
+		if strings.HasPrefix(line, ip+" ") && strings.HasSuffix(strings.TrimSpace(line), "PERMANENT") {
+			return true
+		}
+	}
+	return false
+}
